@@ -1,0 +1,26 @@
+# The two commands: `make run` builds the warehouse on the embedded Spark,
+# `make test` lints and runs the whole test suite. Each does its own set-up.
+SHELL := /bin/bash
+VENV := .venv
+BIN := $(VENV)/bin
+export DBT_PROFILES_DIR := $(CURDIR)/profiles
+
+.PHONY: setup run test lint unit functional clean
+
+setup:
+	@tools/setup.sh
+
+run: setup
+	$(BIN)/python tools/run_warehouse.py
+
+lint: setup
+	$(BIN)/sqlfluff lint models tests/data macros
+
+unit: setup
+	$(BIN)/pytest tests/unit -q
+
+test: setup lint
+	$(BIN)/pytest tests -q -rfE
+
+clean:
+	rm -rf .lake target logs

@@ -1,0 +1,35 @@
+"""Connection manager: dbt-spark's, with the embedded session configured for Hudi."""
+
+from __future__ import annotations
+
+from dbt.adapters.contracts.connection import Connection, ConnectionState
+from dbt.adapters.spark.connections import SparkConnectionManager, SparkConnectionMethod
+from dbt.adapters.spark.session import SessionConnectionWrapper
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.lakehouse import embedded_session
+from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError
+
+
+class LakehouseConnectionManager(SparkConnectionManager):
+    TYPE = "lakehouse"
+
+    @classmethod
+    def open(cls, connection: Connection) -> Connection:
+        if connection.state == ConnectionState.OPEN:
+            return connection
+        creds = connection.credentials
+        if creds.method != SparkConnectionMethod.SESSION:
+            return super().open(connection)
+        try:
+            root = embedded_session.root_session(
+                creds.lake_dir, creds.hudi_jar, creds.master, creds.spark_conf
+            )
+        except HudiBundleError as exc:
+            raise DbtRuntimeError(str(exc)) from exc
+        handle = embedded_session.EmbeddedConnection(root, creds.server_side_parameters)
+        # dbt-spark's wrapper handles statement clean-up and bindings; we give it
+        # a connection whose cursors run on this connection's own child session.
+        connection.handle = SessionConnectionWrapper(handle)  # type: ignore[arg-type]
+        connection.state = ConnectionState.OPEN
+        return connection

@@ -1,0 +1,48 @@
+"""Profile fields of `type: lakehouse`: dbt-spark's, plus the embedded session's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional, Tuple
+
+from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
+
+# Runtime settings every connection gets, whatever the method. dbt-spark adds
+# spark.sql.ansi.enabled=false itself.
+RUNTIME_DEFAULTS = {"spark.sql.session.timeZone": "UTC"}
+
+
+@dataclass
+class LakehouseCredentials(SparkCredentials):
+    # The embedded session needs no host; dbt-spark requires one, so default it.
+    host: Optional[str] = None
+    # Where the embedded session keeps its warehouse and Derby metastore.
+    lake_dir: str = ".lake"
+    # Path to the Hudi Spark bundle; found in the project's cache when unset.
+    hudi_jar: Optional[str] = None
+    # Spark master of the embedded session.
+    master: str = "local[*]"
+    # Extra static settings for the embedded session (spark.driver.memory, ...).
+    spark_conf: Dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def __pre_deserialize__(cls, data: Any) -> Any:
+        data = super().__pre_deserialize__(data)
+        if data.get("method") == SparkConnectionMethod.SESSION and not data.get("host"):
+            data["host"] = "embedded"
+        return data
+
+    def __post_init__(self) -> None:
+        if self.method == SparkConnectionMethod.SESSION and not self.host:
+            self.host = "embedded"
+        super().__post_init__()
+        self.spark_conf = {str(k): str(v) for k, v in self.spark_conf.items()}
+        for key, value in RUNTIME_DEFAULTS.items():
+            self.server_side_parameters.setdefault(key, value)
+
+    @property
+    def type(self) -> str:
+        return "lakehouse"
+
+    def _connection_keys(self) -> Tuple[str, ...]:
+        return ("method", "host", "port", "schema", "lake_dir", "master")

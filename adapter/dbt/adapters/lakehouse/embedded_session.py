@@ -1,0 +1,162 @@
+"""The embedded Spark session (`method: session`), configured for Hudi by itself.
+
+One Spark JVM serves the whole process: the first connection starts it with the
+Hudi bundle, SQL extension, catalog and serializer; every later connection (and
+every later in-process dbt invocation) reuses it. Each dbt connection gets its
+own child session (`SparkSession.newSession()`): it shares the JVM, catalog and
+data, but has its own SQL settings and temporary views, so a `SET hoodie.*`
+issued for one model's write cannot leak into another thread's write.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from dbt.adapters.events.logging import AdapterLogger
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.lakehouse import hudi_bundle
+
+logger = AdapterLogger("Lakehouse")
+
+HUDI_EXTENSION = "org.apache.spark.sql.hudi.HoodieSparkSessionExtension"
+HUDI_CATALOG = "org.apache.spark.sql.hudi.catalog.HoodieCatalog"
+
+LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
+
+_start_lock = threading.Lock()
+
+
+def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> Dict[str, str]:
+    """Static settings a Spark session needs to read and write Hudi tables locally."""
+    return {
+        "spark.master": master,
+        "spark.app.name": "dbt-lakehouse",
+        "spark.jars": str(jar),
+        "spark.serializer": "org.apache.spark.serializer.KryoSerializer",
+        "spark.kryo.registrator": "org.apache.spark.HoodieSparkKryoRegistrar",
+        "spark.sql.extensions": HUDI_EXTENSION,
+        "spark.sql.catalog.spark_catalog": HUDI_CATALOG,
+        "spark.sql.catalogImplementation": "hive",
+        "spark.sql.warehouse.dir": str(lake_dir / "warehouse"),
+        # An embedded Derby metastore inside the lake folder, not in the cwd.
+        "spark.hadoop.javax.jdo.option.ConnectionURL": (
+            f"jdbc:derby:;databaseName={lake_dir / 'metastore_db'};create=true"
+        ),
+        # The jol/attach flags: Hudi's object sizing otherwise warns on every start.
+        "spark.driver.extraJavaOptions": " ".join(
+            [
+                f"-Dderby.system.home={lake_dir}",
+                f"-Dlog4j2.configurationFile={LOG4J_CONFIG.as_uri()}",
+                "-Djdk.attach.allowAttachSelf=true",
+                "-Djol.skipHotspotSAAttach=true",
+            ]
+        ),
+        "spark.sql.session.timeZone": "UTC",
+        # Local runs move small micro-batches: 200 shuffle partitions is all overhead.
+        "spark.sql.shuffle.partitions": "4",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+    }
+
+
+def _active_session() -> Optional[Any]:
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.getActiveSession() or SparkSession._instantiatedSession
+    if session is not None and session._sc._jsc is None:  # stopped
+        return None
+    return session
+
+
+def root_session(
+    lake_dir: str, hudi_jar: Optional[str], master: str, spark_conf: Dict[str, str]
+) -> Any:
+    """The process-wide Spark session, started with Hudi on first use."""
+    with _start_lock:
+        session = _active_session()
+        if session is None:
+            from pyspark.sql import SparkSession
+
+            # Bind the driver to loopback: nothing here is meant for the network.
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+            lake = Path(lake_dir).resolve()
+            lake.mkdir(parents=True, exist_ok=True)
+            conf = hudi_session_conf(lake, hudi_bundle.locate(hudi_jar), master)
+            conf.update(spark_conf)
+            builder = SparkSession.builder
+            for key, value in conf.items():
+                builder = builder.config(key, value)
+            logger.debug(f"Starting embedded Spark ({master}) with lake at {lake}")
+            session = builder.enableHiveSupport().getOrCreate()
+            session.sparkContext.setLogLevel("ERROR")
+        _check_hudi_enabled(session)
+        return session
+
+
+def _check_hudi_enabled(session: Any) -> None:
+    extensions = session.conf.get("spark.sql.extensions", "") or ""
+    if HUDI_EXTENSION not in extensions:
+        raise DbtRuntimeError(
+            "An active Spark session was started without the Hudi extension "
+            f"(spark.sql.extensions={extensions!r}). Stop it, or start it with "
+            f"spark.sql.extensions={HUDI_EXTENSION} and "
+            f"spark.sql.catalog.spark_catalog={HUDI_CATALOG}."
+        )
+
+
+class EmbeddedCursor:
+    """A DB-API style cursor over one Spark session (what dbt-spark's wrapper expects)."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self._df: Optional[Any] = None
+        self._rows: Optional[List[Any]] = None
+
+    def execute(self, sql: str, *parameters: Any) -> None:
+        from pyspark.sql.utils import AnalysisException
+
+        if parameters:
+            sql = sql % parameters
+        self._rows = None
+        try:
+            self._df = self._session.sql(sql)
+        except AnalysisException as exc:
+            raise DbtRuntimeError(str(exc)) from exc
+
+    @property
+    def description(self) -> List[tuple]:
+        if self._df is None:
+            return []
+        return [
+            (f.name, f.dataType.simpleString(), None, None, None, None, f.nullable)
+            for f in self._df.schema.fields
+        ]
+
+    def fetchall(self) -> Optional[List[Any]]:
+        if self._rows is None and self._df is not None:
+            self._rows = self._df.collect()
+        return self._rows
+
+    def fetchone(self) -> Optional[Any]:
+        rows = self.fetchall()
+        return rows.pop(0) if rows else None
+
+    def close(self) -> None:
+        self._df = None
+        self._rows = None
+
+
+class EmbeddedConnection:
+    """One child Spark session per dbt connection, with the runtime settings applied."""
+
+    def __init__(self, root: Any, runtime_conf: Dict[str, str]) -> None:
+        self.session = root.newSession()
+        for key, value in runtime_conf.items():
+            self.session.conf.set(key, value)
+
+    def cursor(self) -> EmbeddedCursor:
+        return EmbeddedCursor(self.session)

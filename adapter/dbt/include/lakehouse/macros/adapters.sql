@@ -1,0 +1,60 @@
+{#- Overrides of dbt-spark's DDL helpers. Each says why it differs. -#}
+
+{#- Models are Hudi tables unless they say otherwise; seeds stay plain parquet
+    (small reference data that is replaced whole, with no keys to merge on). -#}
+{% macro lakehouse_file_format() -%}
+  {%- set default = 'parquet' if model is defined and model.resource_type == 'seed' else 'hudi' -%}
+  {{- return(config.get('file_format', default)) -}}
+{%- endmacro %}
+
+{% macro lakehouse__file_format_clause() -%}
+  using {{ lakehouse_file_format() }}
+{%- endmacro %}
+
+{#- Hudi options come from the typed config, never from raw strings here. -#}
+{% macro lakehouse__options_clause() -%}
+  {%- if lakehouse_file_format() == 'hudi' -%}
+    {{ lakehouse_hudi_options_clause(adapter.hudi_config(model)) }}
+  {%- else -%}
+    {{ spark__options_clause() }}
+  {%- endif -%}
+{%- endmacro %}
+
+{% macro lakehouse_hudi_options_clause(lake) -%}
+  {%- set options = lake.table_options() %}
+  options (
+    {%- for key, value in options.items() %}
+    {{ key }} = '{{ value | replace("'", "\\'") }}'{{ "," if not loop.last }}
+    {%- endfor %}
+  )
+{%- endmacro %}
+
+{#- A dropped Hudi table must take its files with it: a later CREATE at the same
+    location would otherwise pick up the old .hoodie/ and its settings. -#}
+{% macro lakehouse__drop_relation(relation) -%}
+  {% call statement('drop_relation', auto_begin=False) -%}
+    {%- if relation.type == 'view' %}
+    drop view if exists {{ relation }}
+    {%- else %}
+    drop table if exists {{ relation }} purge
+    {%- endif %}
+  {%- endcall %}
+{%- endmacro %}
+
+{#- CREATE TABLE with an explicit schema and no data; the rows then go in through
+    the same write path as every incremental run, so dedup by record key and
+    precombine key hold on the first run too (CTAS would bulk insert duplicates). -#}
+{% macro lakehouse_create_hudi_table(relation, columns, lake) -%}
+  create table {{ relation }} (
+    {%- for column in columns %}
+    {{ adapter.quote(column.name) }} {{ column.data_type }}{{ "," if not loop.last }}
+    {%- endfor %}
+  )
+  using hudi
+  {{ lakehouse_hudi_options_clause(lake) }}
+  {%- if lake.partition_by %}
+  partitioned by ({{ lake.partition_by | join(', ') }})
+  {%- endif %}
+  {{ location_clause() }}
+  {{ comment_clause() }}
+{%- endmacro %}

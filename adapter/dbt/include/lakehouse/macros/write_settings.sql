@@ -1,0 +1,23 @@
+{#- Hudi reads its write configs from the session (they beat table properties),
+    so each write SETs what it needs and clears them after. Sessions are per
+    connection, so this never reaches another thread's write. -#}
+
+{% macro lakehouse_apply_write_settings(settings) -%}
+  {%- do lakehouse_clear_write_settings() -%}
+  {%- for key, value in settings.items() -%}
+    {%- call statement('set_' ~ loop.index, auto_begin=False) -%}
+      set {{ key }} = {{ value }}
+    {%- endcall -%}
+  {%- endfor -%}
+{%- endmacro %}
+
+{#- Clears every hoodie.* setting of the session, including ones left by a write
+    that failed before it could clear its own. -#}
+{% macro lakehouse_clear_write_settings() -%}
+  {%- set current = run_query('set') -%}
+  {%- for row in current.rows if row[0].startswith('hoodie.') -%}
+    {%- call statement('reset_' ~ loop.index, auto_begin=False) -%}
+      reset {{ row[0] }}
+    {%- endcall -%}
+  {%- endfor -%}
+{%- endmacro %}
