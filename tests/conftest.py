@@ -1,0 +1,1 @@
+"""Shared by unit and functional tests: nothing here starts Spark."""

@@ -1,0 +1,48 @@
+"""Table type, record key, precombine key and partitioning land on the Hudi table."""
+
+EVENTS_MODEL = """
+    {{{{ config(
+        materialized='incremental',
+        table_type='{table_type}',
+        unique_key='event_id',
+        precombine_key='version',
+        partition_by='event_date',
+        incremental_strategy='{strategy}',
+    ) }}}}
+    select * from (values
+        ('e1', 1, 100, date'2026-11-20'),
+        ('e2', 1, 200, date'2026-11-20'),
+        ('e3', 1, 300, date'2026-11-21')
+    ) as t(event_id, version, cost_micros, event_date)
+"""
+
+
+def test_mor_table_carries_its_settings_in_hoodie_properties(project):
+    project.model("events", EVENTS_MODEL.format(table_type="mor", strategy="upsert"))
+    project.dbt("run")
+
+    props = project.hoodie_properties("events")
+    assert props["hoodie.table.type"] == "MERGE_ON_READ"
+    assert props["hoodie.table.recordkey.fields"] == "event_id"
+    assert props["hoodie.table.ordering.fields"] == "version"
+    assert props["hoodie.table.partition.fields"] == "event_date"
+    # A MOR write completes as a deltacommit on the timeline.
+    assert [action for _, _, action in project.completed_instants("events")] == ["deltacommit"]
+    partitions = sorted(p.name for p in project.table_dir("events").glob("event_date=*"))
+    assert partitions == ["event_date=2026-11-20", "event_date=2026-11-21"]
+    assert project.scalar("select sum(cost_micros) from {schema}.events") == 600
+
+
+def test_cow_is_the_default_table_type(project):
+    project.model(
+        "plain",
+        """
+        {{ config(materialized='incremental', unique_key='id') }}
+        select 1 as id, 'a' as v
+        """,
+    )
+    project.dbt("run")
+    props = project.hoodie_properties("plain")
+    assert props["hoodie.table.type"] == "COPY_ON_WRITE"
+    assert "hoodie.table.ordering.fields" not in props
+    assert [a for _, _, a in project.completed_instants("plain")] == ["commit"]

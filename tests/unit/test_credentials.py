@@ -1,0 +1,44 @@
+"""Profile parsing of `type: lakehouse` (no Spark is started)."""
+
+from dbt.adapters.lakehouse import hudi_bundle
+from dbt.adapters.lakehouse.credentials import LakehouseCredentials
+from dbt.adapters.lakehouse.embedded_session import HUDI_CATALOG, HUDI_EXTENSION, hudi_session_conf
+
+
+def test_minimal_session_profile_is_enough():
+    creds = LakehouseCredentials.from_dict({"method": "session", "schema": "adlake"})
+    assert creds.type == "lakehouse"
+    assert creds.host == "embedded"
+    assert creds.lake_dir == ".lake"
+    assert creds.master == "local[*]"
+    # dbt-spark's ANSI switch and our UTC default reach every connection.
+    assert creds.server_side_parameters["spark.sql.ansi.enabled"] == "false"
+    assert creds.server_side_parameters["spark.sql.session.timeZone"] == "UTC"
+
+
+def test_session_conf_enables_hudi_and_keeps_the_metastore_in_the_lake(tmp_path):
+    conf = hudi_session_conf(tmp_path, tmp_path / "hudi.jar", "local[2]")
+    assert conf["spark.sql.extensions"] == HUDI_EXTENSION
+    assert conf["spark.sql.catalog.spark_catalog"] == HUDI_CATALOG
+    assert conf["spark.serializer"] == "org.apache.spark.serializer.KryoSerializer"
+    assert conf["spark.jars"] == str(tmp_path / "hudi.jar")
+    assert conf["spark.sql.warehouse.dir"] == str(tmp_path / "warehouse")
+    assert str(tmp_path / "metastore_db") in conf["spark.hadoop.javax.jdo.option.ConnectionURL"]
+
+
+def test_bundle_matches_the_installed_pyspark():
+    import pyspark
+
+    spark = ".".join(pyspark.__version__.split(".")[:2])
+    assert hudi_bundle.artifact_id().startswith(f"hudi-spark{spark}-bundle_2.1")
+    assert hudi_bundle.jar_name().endswith(f"-{hudi_bundle.HUDI_VERSION}.jar")
+
+
+def test_missing_bundle_says_how_to_get_it(tmp_path, monkeypatch):
+    monkeypatch.delenv(hudi_bundle.JAR_ENV_VAR, raising=False)
+    try:
+        hudi_bundle.locate(cache_dir=tmp_path)
+    except hudi_bundle.HudiBundleError as exc:
+        assert "make setup" in str(exc) and hudi_bundle.JAR_ENV_VAR in str(exc)
+    else:
+        raise AssertionError("locate() found a bundle in an empty folder")

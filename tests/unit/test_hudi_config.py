@@ -1,0 +1,107 @@
+"""Parsing and validation of the lake-format configs (pure Python, no Spark)."""
+
+import pytest
+
+from dbt.adapters.lakehouse.hudi_config import HudiTableConfig, LakeConfigError
+
+
+def parse(**config):
+    return HudiTableConfig.from_model_config("dwd_billing_events", config)
+
+
+def test_defaults_are_a_keyless_cow_table():
+    lake = parse()
+    assert lake.table_type == "cow"
+    assert lake.record_key == ()
+    assert lake.precombine_key is None
+    assert lake.table_options() == {"type": "cow"}
+
+
+def test_keys_map_to_hudi_table_options():
+    lake = parse(
+        table_type="MOR",
+        unique_key=["account_id", "event_id"],
+        precombine_key="event_version",
+        partition_by="event_date",
+        hudi_options={"hoodie.metadata.enable": False, "hoodie.cleaner.commits.retained": 4},
+    )
+    assert lake.table_options() == {
+        "type": "mor",
+        "primaryKey": "account_id,event_id",
+        "orderingFields": "event_version",
+        "hoodie.metadata.enable": "false",
+        "hoodie.cleaner.commits.retained": "4",
+    }
+    assert lake.partition_columns() == ["event_date"]
+
+
+def test_comma_separated_unique_key_is_split():
+    assert parse(unique_key="a, b").record_key == ("a", "b")
+
+
+@pytest.mark.parametrize("strategy,operation", [
+    ("append", "insert"), ("upsert", "upsert"), ("merge", "upsert"),
+    ("insert_overwrite", "insert_overwrite"),
+])
+def test_each_strategy_sets_its_write_operation(strategy, operation):
+    settings = parse(unique_key="id", hudi_options={"hoodie.x": 1}).write_settings(strategy)
+    assert settings["hoodie.spark.sql.insert.into.operation"] == operation
+    assert settings["hoodie.x"] == "1"
+
+
+def assert_error(excinfo, *fragments):
+    message = str(excinfo.value)
+    assert "dwd_billing_events" in message
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in {message!r}"
+
+
+def test_unknown_table_type_names_model_key_value_and_allowed():
+    with pytest.raises(LakeConfigError) as excinfo:
+        parse(table_type="merge_on_read")
+    assert_error(excinfo, "table_type", "merge_on_read", "cow, mor")
+
+
+def test_hudi_options_only_pass_hoodie_keys():
+    # Hudi silently ignores unknown option names such as precombineKey.
+    with pytest.raises(LakeConfigError) as excinfo:
+        parse(hudi_options={"precombineKey": "ts"})
+    assert_error(excinfo, "hudi_options", "precombineKey", "hoodie.*")
+
+
+def test_hudi_options_must_be_a_mapping():
+    with pytest.raises(LakeConfigError) as excinfo:
+        parse(hudi_options=["hoodie.a"])
+    assert_error(excinfo, "hudi_options")
+
+
+@pytest.mark.parametrize("value", [3, "", ["a", ""], [1]])
+def test_unique_key_must_be_column_names(value):
+    with pytest.raises(LakeConfigError) as excinfo:
+        parse(unique_key=value)
+    assert_error(excinfo, "unique_key")
+
+
+def test_precombine_key_must_be_one_column():
+    with pytest.raises(LakeConfigError) as excinfo:
+        parse(precombine_key=["a", "b"])
+    assert_error(excinfo, "precombine_key")
+
+
+@pytest.mark.parametrize("strategy", ["merge", "upsert"])
+def test_keyed_strategies_need_a_unique_key(strategy):
+    with pytest.raises(LakeConfigError) as excinfo:
+        parse().check_strategy(strategy)
+    assert_error(excinfo, "unique_key", strategy)
+
+
+def test_append_needs_no_unique_key():
+    parse().check_strategy("append")
+
+
+def test_key_columns_must_be_in_the_model_output():
+    lake = parse(unique_key="event_id", precombine_key="event_version", partition_by="event_date")
+    lake.check_columns(["EVENT_ID", "event_version", "event_date", "cost_micros"])
+    with pytest.raises(LakeConfigError) as excinfo:
+        lake.check_columns(["event_id", "event_date"])
+    assert_error(excinfo, "precombine_key", "event_version", "event_date, event_id")
