@@ -35,6 +35,9 @@ def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> Dict[str, str]:
     return {
         "spark.master": master,
         "spark.app.name": "dbt-lakehouse",
+        # Local mode runs everything in the driver: 1g (Spark's default) is tight
+        # for Hudi's merges; override with spark_conf in the profile.
+        "spark.driver.memory": "4g",
         "spark.jars": str(jar),
         "spark.serializer": "org.apache.spark.serializer.KryoSerializer",
         "spark.kryo.registrator": "org.apache.spark.HoodieSparkKryoRegistrar",
