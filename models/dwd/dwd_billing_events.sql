@@ -14,7 +14,10 @@ ods_billing_events as (
 
     select * from {{ ref('ods_billing_events') }}
     {% if is_incremental() %}
-        where batch_id > (select coalesce(max(batch_id), 0) from {{ this }})
+        where batch_id > (
+            select coalesce(max(loaded.batch_id), 0) as max_batch_id
+            from {{ this }} as loaded
+        )
     {% endif %}
 
 ),

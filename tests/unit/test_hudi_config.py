@@ -2,7 +2,7 @@
 
 import pytest
 
-from dbt.adapters.lakehouse.hudi_config import HudiTableConfig, LakeConfigError
+from dbt.adapters.lakehouse.relation_configs import HudiTableConfig, LakeConfigError
 
 
 def parse(**config):
@@ -23,14 +23,14 @@ def test_keys_map_to_hudi_table_options():
         unique_key=["account_id", "event_id"],
         precombine_key="event_version",
         partition_by="event_date",
-        hudi_options={"hoodie.metadata.enable": False, "hoodie.cleaner.commits.retained": 4},
+        hudi_options={"hoodie.metadata.enable": False, "hoodie.parquet.small.file.limit": 0},
     )
     assert lake.table_options() == {
         "type": "mor",
         "primaryKey": "account_id,event_id",
         "orderingFields": "event_version",
         "hoodie.metadata.enable": "false",
-        "hoodie.cleaner.commits.retained": "4",
+        "hoodie.parquet.small.file.limit": "0",
     }
     assert lake.partition_columns() == ["event_date"]
 

@@ -11,11 +11,11 @@
   {%- endfor -%}
 {%- endmacro %}
 
-{#- Clears every hoodie.* setting of the session, including ones left by a write
+{#- Clears every setting a write may have made, including ones left by a write
     that failed before it could clear its own. -#}
 {% macro lakehouse_clear_write_settings() -%}
   {%- set current = run_query('set') -%}
-  {%- for row in current.rows if row[0].startswith('hoodie.') -%}
+  {%- for row in current.rows if row[0].startswith('hoodie.') or row[0] == 'spark.sql.sources.partitionOverwriteMode' -%}
     {%- call statement('reset_' ~ loop.index, auto_begin=False) -%}
       reset {{ row[0] }}
     {%- endcall -%}

@@ -1,7 +1,8 @@
 {#- One write path for Hudi models, shared by the `table` and `incremental`
     materializations: validate the configs, stage the SELECT as a temporary
     view, check the key columns against what it outputs, (re)create the table
-    when needed, then write through the model's strategy with its settings. -#}
+    or check it still matches the model, then write through the model's
+    strategy with its settings. -#}
 
 {% macro lakehouse_write_hudi_model(rebuild) -%}
   {%- set lake = adapter.hudi_config(model) -%}
@@ -17,7 +18,8 @@
   {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
 
-  {%- if rebuild or existing_relation is none or existing_relation.is_view -%}
+  {%- set create = rebuild or existing_relation is none or existing_relation.is_view -%}
+  {%- if create -%}
     {%- if existing_relation is not none -%}
       {%- do adapter.drop_relation(existing_relation) -%}
     {%- endif -%}
@@ -27,23 +29,58 @@
     {#- The first load of a keyed table upserts (dedup by key); a keyless one appends. -#}
     {%- set strategy = 'upsert' if lake.record_key else 'append' -%}
   {%- else -%}
+    {%- set table_props, partition_columns = adapter.hudi_table_settings(existing_relation) -%}
+    {%- do lake.check_against_table(table_props, partition_columns) -%}
+    {%- do lakehouse_update_table_properties(target_relation, lake.changed_properties(table_props)) -%}
     {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
     {%- do process_schema_changes(on_schema_change, temp_relation, existing_relation) -%}
   {%- endif -%}
 
-  {%- set arg_dict = {
-      'target_relation': target_relation,
-      'temp_relation': temp_relation,
-      'unique_key': lake.record_key,
-      'dest_columns': adapter.get_columns_in_relation(target_relation),
-      'incremental_predicates': config.get('incremental_predicates'),
-  } -%}
-  {%- set strategy_sql_macro = adapter.get_incremental_strategy_macro(context, strategy) -%}
-  {%- do lakehouse_apply_write_settings(lake.write_settings(strategy)) -%}
-  {%- call statement('main') -%}
-    {{ strategy_sql_macro(arg_dict) }}
-  {%- endcall -%}
-  {%- do lakehouse_clear_write_settings() -%}
+  {%- if not create and lakehouse_is_empty(temp_relation) -%}
+    {#- Nothing arrived: write nothing, so the timeline gets no empty commit. -#}
+    {{ log("Model " ~ model.name ~ ": no new rows, no commit written.", info=true) }}
+    {%- call statement('main') -%}
+      select 0 as rows_written
+    {%- endcall -%}
+  {%- else -%}
+    {%- set arg_dict = {
+        'target_relation': target_relation,
+        'temp_relation': temp_relation,
+        'unique_key': lake.record_key,
+        'dest_columns': adapter.get_columns_in_relation(target_relation),
+        'incremental_predicates': config.get('incremental_predicates'),
+    } -%}
+    {%- set strategy_sql_macro = adapter.get_incremental_strategy_macro(context, strategy) -%}
+    {%- do lakehouse_apply_write_settings(lake.write_settings(strategy)) -%}
+    {%- call statement('main') -%}
+      {{ strategy_sql_macro(arg_dict) }}
+    {%- endcall -%}
+    {%- if lake.delete_condition -%}
+      {%- do lakehouse_apply_deletes(arg_dict) -%}
+    {%- endif -%}
+    {%- do lakehouse_clear_write_settings() -%}
+  {%- endif -%}
   {%- do adapter.drop_relation(temp_relation.incorporate(type='view')) -%}
   {{ return(target_relation) }}
+{%- endmacro %}
+
+
+{% macro lakehouse_is_empty(relation) -%}
+  {%- set probe = run_query('select 1 from ' ~ relation ~ ' limit 1') -%}
+  {{ return(probe.rows | length == 0) }}
+{%- endmacro %}
+
+
+{#- Compaction and cleaning may change between runs: record the new values on
+    the table so that what applies is visible there (writes SET them anyway). -#}
+{% macro lakehouse_update_table_properties(relation, changed) -%}
+  {%- if changed -%}
+    {%- call statement('alter_tblproperties') -%}
+      alter table {{ relation }} set tblproperties (
+        {%- for key, value in changed.items() %}
+        '{{ key }}' = '{{ value }}'{{ "," if not loop.last }}
+        {%- endfor %}
+      )
+    {%- endcall -%}
+  {%- endif -%}
 {%- endmacro %}

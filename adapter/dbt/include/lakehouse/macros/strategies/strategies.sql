@@ -1,12 +1,28 @@
 {#- Incremental strategies, found by dispatch: dbt's incremental machinery looks
     up get_incremental_<strategy>_sql, so a new strategy is a new macro here. Every
     statement names its columns, never `*`, so Hudi's _hoodie_* metadata columns
-    of the target cannot get in the way on any run. -#}
+    of the target cannot get in the way on any run. With a delete_condition the
+    strategy writes the other rows; lakehouse_apply_deletes then removes records. -#}
+
+{#- The rows a strategy writes: all of the batch, or those that are not deletes. -#}
+{% macro lakehouse_rows_to_write(arg_dict) -%}
+  {%- set lake = adapter.hudi_config(model) -%}
+  {%- if lake.delete_condition -%}
+    (select * from {{ arg_dict['temp_relation'] }} where not {{ lakehouse_is_delete(lake) }})
+  {%- else -%}
+    {{ arg_dict['temp_relation'] }}
+  {%- endif -%}
+{%- endmacro %}
+
+{#- NULL counts as "not a delete": the row is kept, never dropped silently. -#}
+{% macro lakehouse_is_delete(lake) -%}
+  coalesce(({{ lake.delete_condition }}), false)
+{%- endmacro %}
 
 {% macro lakehouse_insert_select(arg_dict, keyword='into') -%}
   {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list -%}
   insert {{ keyword }} table {{ arg_dict['target_relation'] }}
-  select {{ cols | join(', ') }} from {{ arg_dict['temp_relation'] }}
+  select {{ cols | join(', ') }} from {{ lakehouse_rows_to_write(arg_dict) }} as src
 {%- endmacro %}
 
 {#- Hudi upsert: the record key finds the row, the precombine key decides which
@@ -23,21 +39,22 @@
   {{ lakehouse_insert_select(arg_dict) }}
 {%- endmacro %}
 
+{#- Replaces the partitions the batch touches (dynamic overwrite, set with the
+    write settings), or the whole table when it is not partitioned. -#}
 {% macro lakehouse__get_incremental_insert_overwrite_sql(arg_dict) -%}
   {{ lakehouse_insert_select(arg_dict, keyword='overwrite') }}
 {%- endmacro %}
 
+{#- MERGE INTO with explicit columns; Hudi applies the precombine key to updates. -#}
 {% macro lakehouse__get_incremental_merge_sql(arg_dict) -%}
-  {%- set target = arg_dict['target_relation'] -%}
-  {%- set source = arg_dict['temp_relation'] -%}
+  {%- set lake = adapter.hudi_config(model) -%}
   {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list -%}
-  {%- set keys = adapter.hudi_config(model).record_key -%}
   {%- set predicates = (arg_dict.get('incremental_predicates') or []) | list -%}
-  {%- for key in keys -%}
+  {%- for key in lake.record_key -%}
     {%- do predicates.append('dest.' ~ key ~ ' = src.' ~ key) -%}
   {%- endfor %}
-  merge into {{ target }} as dest
-  using {{ source }} as src
+  merge into {{ arg_dict['target_relation'] }} as dest
+  using {{ lakehouse_rows_to_write(arg_dict) }} as src
   on {{ predicates | join(' and ') }}
   when matched then update set
     {%- for col in cols %}
@@ -45,4 +62,34 @@
     {%- endfor %}
   when not matched then insert ({{ cols | join(', ') }})
   values ({% for col in cols %}src.{{ col }}{{ ", " if not loop.last }}{% endfor %})
+{%- endmacro %}
+
+{#- Removes the records whose batch row matches the delete_condition, unless the
+    stored version is newer (the rule updates follow: the larger precombine value
+    wins). Runs after the write, so a delete and a newer upsert of the same key
+    in one batch leave the upsert. The version check sits in the source query:
+    Hudi 1.2 mis-writes MOR deletes that carry a condition in the MERGE clause. -#}
+{% macro lakehouse_apply_deletes(arg_dict) -%}
+  {%- set lake = adapter.hudi_config(model) -%}
+  {%- set target = arg_dict['target_relation'] -%}
+  {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list -%}
+  {%- set deletes -%}
+    select {% for col in cols %}batch.{{ col }}{{ ", " if not loop.last }}{% endfor %}
+    from (
+      select * from {{ arg_dict['temp_relation'] }} where {{ lakehouse_is_delete(lake) }}
+    ) as batch
+    inner join {{ target }} as stored
+      on {% for key in lake.record_key %}stored.{{ key }} = batch.{{ key }}{{ " and " if not loop.last }}{% endfor %}
+    {%- if lake.precombine_key %}
+    where batch.{{ lake.precombine_key }} >= stored.{{ lake.precombine_key }}
+    {%- endif %}
+  {%- endset -%}
+  {%- if run_query(deletes ~ ' limit 1').rows | length > 0 -%}
+    {%- call statement('apply_deletes') -%}
+      merge into {{ target }} as dest
+      using ({{ deletes }}) as src
+      on {% for key in lake.record_key %}dest.{{ key }} = src.{{ key }}{{ " and " if not loop.last }}{% endfor %}
+      when matched then delete
+    {%- endcall -%}
+  {%- endif -%}
 {%- endmacro %}

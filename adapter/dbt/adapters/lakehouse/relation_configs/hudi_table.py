@@ -1,0 +1,193 @@
+"""All lake-format configs of one model, parsed and validated in one place.
+
+Macros never build Hudi option names themselves: they ask this object for the
+options of the CREATE TABLE, the settings of a write and what changed on an
+existing table. Every mistake is reported with the model's name, the config
+key, the value and what is allowed, because Hudi silently ignores option names
+it does not know (`precombineKey` instead of `orderingFields` means duplicates).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from dbt.adapters.lakehouse.relation_configs.cleaning import CleaningConfig
+from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
+from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
+from dbt.adapters.lakehouse.relation_configs.index import IndexConfig
+from dbt.adapters.lakehouse.relation_configs.parsing import stringify
+from dbt.adapters.lakehouse.relation_configs.table_layout import TableLayout
+
+STRATEGIES_NEEDING_KEY = ("merge", "upsert")
+# Hudi write operation behind each incremental strategy. `append` is a plain
+# insert: no index lookup and no dedup, the cheap path for logs.
+WRITE_OPERATIONS = {
+    "append": "insert",
+    "upsert": "upsert",
+    "merge": "upsert",
+    "insert_overwrite": "insert_overwrite",
+}
+# hoodie.* keys that a typed config owns: setting them through hudi_options
+# would bypass its validation, so they are refused with the config to use.
+OWNED_PREFIXES = {
+    "hoodie.table.type": "table_type",
+    "hoodie.datasource.write.table.type": "table_type",
+    "hoodie.table.recordkey.fields": "unique_key",
+    "hoodie.datasource.write.recordkey.field": "unique_key",
+    "hoodie.table.ordering.fields": "precombine_key",
+    "hoodie.table.precombine.field": "precombine_key",
+    "hoodie.datasource.write.precombine.field": "precombine_key",
+    "hoodie.table.partition.fields": "partition_by",
+    "hoodie.datasource.write.partitionpath.field": "partition_by",
+    "hoodie.index.type": "index",
+    "hoodie.bucket.index.": "index",
+    "hoodie.compact.inline": "compaction",
+    "hoodie.compact.schedule.inline": "compaction",
+    "hoodie.cleaner.policy": "cleaning",
+    "hoodie.cleaner.commits.retained": "cleaning",
+    "hoodie.cleaner.fileversions.retained": "cleaning",
+    "hoodie.cleaner.hours.retained": "cleaning",
+    "hoodie.spark.sql.insert.into.operation": "incremental_strategy",
+    "hoodie.datasource.write.operation": "incremental_strategy",
+}
+
+
+@dataclass(frozen=True)
+class HudiTableConfig:
+    model: str
+    layout: TableLayout = field(default_factory=TableLayout)
+    index: IndexConfig = field(default_factory=IndexConfig)
+    compaction: CompactionConfig = field(default_factory=CompactionConfig)
+    cleaning: CleaningConfig = field(default_factory=CleaningConfig)
+    hudi_options: Dict[str, str] = field(default_factory=dict)
+    delete_condition: Optional[str] = None
+
+    @classmethod
+    def from_model_config(cls, model: str, config: Mapping[str, Any]) -> "HudiTableConfig":
+        layout = TableLayout.from_model_config(model, config)
+        index = IndexConfig.from_model_config(model, config.get("index"))
+        index.check_keyed(model, bool(layout.record_key))
+        delete_condition = config.get("delete_condition")
+        if delete_condition is not None and (not isinstance(delete_condition, str) or not delete_condition.strip()):
+            raise LakeConfigError(model, "delete_condition", delete_condition, "Expected a SQL boolean expression.")
+        return cls(
+            model=model,
+            layout=layout,
+            index=index,
+            compaction=CompactionConfig.from_model_config(model, config.get("compaction"), layout.table_type),
+            cleaning=CleaningConfig.from_model_config(model, config.get("cleaning")),
+            hudi_options=_parse_hudi_options(model, config.get("hudi_options")),
+            delete_condition=delete_condition.strip() if delete_condition else None,
+        )
+
+    # Shortcuts the macros use.
+    @property
+    def table_type(self) -> str:
+        return self.layout.table_type
+
+    @property
+    def record_key(self) -> Tuple[str, ...]:
+        return self.layout.record_key
+
+    @property
+    def precombine_key(self) -> Optional[str]:
+        return self.layout.precombine_key
+
+    @property
+    def partition_by(self) -> Tuple[str, ...]:
+        return self.layout.partition_by
+
+    # --- checks that need more than the config itself -------------------------
+
+    def check_strategy(self, strategy: str) -> None:
+        if strategy in STRATEGIES_NEEDING_KEY and not self.record_key:
+            raise LakeConfigError(
+                self.model, "unique_key", None,
+                f"incremental_strategy '{strategy}' needs a unique_key (the Hudi record key).",
+            )
+        if self.delete_condition and strategy not in STRATEGIES_NEEDING_KEY:
+            raise LakeConfigError(
+                self.model, "delete_condition", self.delete_condition,
+                f"Deletes need incremental_strategy 'upsert' or 'merge', not '{strategy}'.",
+            )
+
+    def check_columns(self, columns: Iterable[str]) -> None:
+        """Every key column must be one the model's SELECT outputs."""
+        available = {c.lower() for c in columns}
+        used = [("unique_key", c) for c in self.record_key]
+        used += [("partition_by", c) for c in self.partition_by]
+        if self.precombine_key:
+            used.append(("precombine_key", self.precombine_key))
+        for key, column in used:
+            if column.lower() not in available:
+                raise LakeConfigError(
+                    self.model, key, column,
+                    f"The model does not output that column; it outputs: {', '.join(sorted(available))}.",
+                )
+
+    def check_against_table(self, tblproperties: Mapping[str, str], partition_columns: Sequence[str]) -> None:
+        """Refuse a change Hudi cannot make in place to an existing table."""
+        changes = self.layout.changes_from(TableLayout.from_table(tblproperties, partition_columns))
+        for key in ("hoodie.index.type", "hoodie.bucket.index.num.buckets"):
+            wanted = self.index.hoodie_settings().get(key)
+            if key in tblproperties and wanted is not None and tblproperties[key] != wanted:
+                changes.append(("index", tblproperties[key], wanted))
+        if changes:
+            detail = "; ".join(f"{name}: table has {old!r}, model has {new!r}" for name, old, new in changes)
+            raise LakeConfigError(
+                self.model, changes[0][0], changes[0][2],
+                f"It cannot change on an existing Hudi table ({detail}). "
+                "Rebuild the table with `dbt run --full-refresh --select " + self.model + "`.",
+            )
+
+    # --- what macros render ---------------------------------------------------
+
+    def table_properties(self) -> Dict[str, str]:
+        """hoodie.* settings recorded on the table, so anyone can see what applies."""
+        props: Dict[str, str] = {}
+        props.update(self.index.hoodie_settings())
+        props.update(self.compaction.hoodie_settings(self.table_type))
+        props.update(self.cleaning.hoodie_settings())
+        props.update(self.hudi_options)
+        return props
+
+    def table_options(self) -> Dict[str, str]:
+        """Options of `CREATE TABLE ... USING hudi OPTIONS (...)`."""
+        options = self.layout.table_options()
+        options.update(self.table_properties())
+        return options
+
+    def changed_properties(self, tblproperties: Mapping[str, str]) -> Dict[str, str]:
+        """Mutable settings whose value on the table differs from the model's."""
+        return {k: v for k, v in self.table_properties().items() if tblproperties.get(k) != v}
+
+    def write_settings(self, strategy: str) -> Dict[str, str]:
+        """Session settings for one write: they beat table properties in Hudi, so
+        a setting changed in the model applies from the very next write."""
+        settings = self.table_properties()
+        settings["hoodie.spark.sql.insert.into.operation"] = WRITE_OPERATIONS[strategy]
+        if strategy == "insert_overwrite" and self.partition_by:
+            # Replace only the partitions the batch writes, not the whole table.
+            settings["spark.sql.sources.partitionOverwriteMode"] = "dynamic"
+        return settings
+
+
+def _parse_hudi_options(model: str, raw: Any) -> Dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise LakeConfigError(model, "hudi_options", raw, "Expected a mapping of hoodie.* keys to values.")
+    options = {}
+    for key, value in raw.items():
+        if not isinstance(key, str) or not key.startswith("hoodie."):
+            raise LakeConfigError(
+                model, "hudi_options", key,
+                "Only hoodie.* keys are passed through; use table_type, unique_key, "
+                "precombine_key and partition_by for the table's type, keys and partitioning.",
+            )
+        for prefix, owner in OWNED_PREFIXES.items():
+            if key == prefix or (prefix.endswith(".") and key.startswith(prefix)):
+                raise LakeConfigError(model, "hudi_options", key, f"Set it with the `{owner}` config instead.")
+        options[key] = stringify(value)
+    return options

@@ -1,0 +1,59 @@
+"""Small parsers shared by the settings: each names the model and key on failure."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple
+
+from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
+
+
+def column_list(model: str, key: str, value: Any) -> Tuple[str, ...]:
+    """A column or list of columns, as written in dbt configs, to a tuple of names."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        names = [part.strip() for part in value.split(",")]
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        names = [v.strip() for v in value]
+    else:
+        raise LakeConfigError(model, key, value, "Expected a column name or a list of column names.")
+    if not names or any(not n for n in names):
+        raise LakeConfigError(model, key, value, "Column names must not be empty.")
+    return tuple(names)
+
+
+def settings_block(model: str, key: str, value: Any, allowed_keys: Iterable[str]) -> Mapping[str, Any]:
+    """A nested config such as `compaction: {...}`: a mapping with only known keys."""
+    if value is None:
+        return {}
+    allowed = sorted(allowed_keys)
+    if not isinstance(value, Mapping):
+        raise LakeConfigError(model, key, value, f"Expected a mapping with keys: {', '.join(allowed)}.")
+    for inner in value:
+        if inner not in allowed:
+            raise LakeConfigError(
+                model, f"{key}.{inner}", value[inner], f"Unknown key; allowed keys: {', '.join(allowed)}."
+            )
+    return value
+
+
+def choice(model: str, key: str, value: Any, allowed: Sequence[str], default: Optional[str]) -> Optional[str]:
+    if value is None:
+        return default
+    if not isinstance(value, str) or value.lower() not in allowed:
+        raise LakeConfigError(model, key, value, f"Use one of: {', '.join(allowed)}.")
+    return value.lower()
+
+
+def positive_int(model: str, key: str, value: Any, default: Optional[int]) -> Optional[int]:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise LakeConfigError(model, key, value, "Expected a whole number of at least 1.")
+    return value
+
+
+def stringify(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
