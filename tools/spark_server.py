@@ -30,6 +30,10 @@ from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
 ROOT = Path(__file__).resolve().parents[1]
 THRIFT_MAIN = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 
+# Servers this process started, so stop() can reap them (a test starts and
+# stops its server in one process; an unreaped child lingers as a zombie).
+_children: dict = {}
+
 
 def pid_file(lake_dir: Path) -> Path:
     return lake_dir / "thrift.pid"
@@ -65,6 +69,7 @@ def start(port: int, lake_dir: Path, timeout: float = 180) -> int:
     log = open(lake_dir / "thrift.log", "w")
     process = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=lake_dir)
     pid_file(lake_dir).write_text(str(process.pid))
+    _children[process.pid] = process
     deadline = time.time() + timeout
     while time.time() < deadline:
         if process.poll() is not None:
@@ -81,8 +86,17 @@ def stop(lake_dir: Path, timeout: float = 30) -> None:
     if not path.exists():
         return
     pid = int(path.read_text())
+    path.unlink()
+    child = _children.pop(pid, None)
     try:
         os.kill(pid, signal.SIGTERM)
+        if child is not None:
+            try:
+                child.wait(timeout)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+            return
         deadline = time.time() + timeout
         while time.time() < deadline:
             os.kill(pid, 0)  # raises once the process is gone
@@ -90,7 +104,6 @@ def stop(lake_dir: Path, timeout: float = 30) -> None:
         os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    path.unlink(missing_ok=True)
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ own dbt project folder and its own schema; the lake is shared.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import textwrap
 from pathlib import Path
@@ -159,5 +160,7 @@ def completed_instants(table_dir: Path) -> List[tuple]:
 
 @pytest.fixture
 def project(request, tmp_path, lake_dir) -> DbtProject:
-    schema = "t_" + re.sub(r"\W", "_", request.node.name).lower()[:50]
+    # Readable and unique: parametrized names can share their first 40 characters.
+    digest = hashlib.sha1(request.node.nodeid.encode()).hexdigest()[:8]
+    schema = "t_" + re.sub(r"\W+", "_", request.node.name).lower()[:40] + "_" + digest
     return DbtProject(tmp_path / "project", schema, lake_dir)

@@ -31,8 +31,14 @@ def test_keys_map_to_hudi_table_options():
         "orderingFields": "event_version",
         "hoodie.metadata.enable": "false",
         "hoodie.parquet.small.file.limit": "0",
+        # A MOR table compacts inline after 5 delta commits unless told otherwise.
+        "hoodie.compact.inline": "true",
+        "hoodie.compact.schedule.inline": "false",
+        "hoodie.compact.inline.trigger.strategy": "NUM_COMMITS",
+        "hoodie.compact.inline.max.delta.commits": "5",
+        "hoodie.compact.inline.max.delta.seconds": "3600",
     }
-    assert lake.partition_columns() == ["event_date"]
+    assert lake.partition_by == ("event_date",)
 
 
 def test_comma_separated_unique_key_is_split():

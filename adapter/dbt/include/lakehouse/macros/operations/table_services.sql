@@ -1,0 +1,111 @@
+{#- Table services and time travel for the people who run the lake, as
+    `dbt run-operation <name> --args '{model: dwd_billing_events, ...}'`.
+    Each takes `model` (a model name of the project) or `table` (schema.table). -#}
+
+{% macro lakehouse_table_name(model=none, table=none) -%}
+  {%- if table -%}
+    {{ return(table) }}
+  {%- endif -%}
+  {%- if not model -%}
+    {{ exceptions.raise_compiler_error("Pass `model` (a model name) or `table` (schema.table).") }}
+  {%- endif -%}
+  {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == model -%}
+    {{ return(node.schema ~ '.' ~ node.alias) }}
+  {%- endfor -%}
+  {{ exceptions.raise_compiler_error("No model named '" ~ model ~ "' in this project.") }}
+{%- endmacro %}
+
+{% macro lakehouse_call(procedure, args) -%}
+  {%- set rendered = [] -%}
+  {%- for key, value in args.items() if value is not none -%}
+    {%- do rendered.append(key ~ " => " ~ (value if value is number else "'" ~ value ~ "'")) -%}
+  {%- endfor -%}
+  {{ return(run_query("call " ~ procedure ~ "(" ~ rendered | join(", ") ~ ")")) }}
+{%- endmacro %}
+
+{% macro lakehouse_print_rows(title, result) -%}
+  {{ log(title, info=true) }}
+  {%- for row in result.rows %}
+    {{ log("  " ~ row.values() | join("  "), info=true) }}
+  {%- endfor %}
+{%- endmacro %}
+
+{#- Instants of the active timeline, newest first: instant, action, state, completed. -#}
+{% macro lake_timeline(model=none, table=none, limit=20) -%}
+  {%- set name = lakehouse_table_name(model, table) -%}
+  {%- set result = lakehouse_call('show_timeline', {'table': name, 'limit': limit}) -%}
+  {{ log("timeline of " ~ name ~ " (instant, action, state, completed):", info=true) }}
+  {%- for row in result.rows %}
+    {{ log("  " ~ row['instant_time'] ~ "  " ~ row['action'] ~ "  " ~ row['state'] ~ "  " ~ (row['completed_time'] or '-'), info=true) }}
+  {%- endfor %}
+  {{ return(result) }}
+{%- endmacro %}
+
+{#- op: schedule (plan only), run (execute pending plans, scheduling one first
+    when none is pending). -#}
+{% macro lake_compact(model=none, table=none, op='run') -%}
+  {%- set name = lakehouse_table_name(model, table) -%}
+  {%- if op not in ['schedule', 'run'] -%}
+    {{ exceptions.raise_compiler_error("lake_compact: op must be 'schedule' or 'run', not '" ~ op ~ "'.") }}
+  {%- endif -%}
+  {%- if op == 'schedule' -%}
+    {%- set result = lakehouse_call('run_compaction', {'op': 'schedule', 'table': name}) -%}
+  {%- else -%}
+    {%- set pending = lakehouse_call('show_compaction', {'table': name}).rows
+        | selectattr('state', 'equalto', 'REQUESTED') | list -%}
+    {%- if not pending -%}
+      {%- do lakehouse_call('run_compaction', {'op': 'schedule', 'table': name}) -%}
+    {%- endif -%}
+    {%- set result = lakehouse_call('run_compaction', {'op': 'run', 'table': name}) -%}
+  {%- endif -%}
+  {{ lakehouse_print_rows("compaction " ~ op ~ " on " ~ name ~ " (instant, file groups, state):", result) }}
+{%- endmacro %}
+
+{#- Cleans with the model's cleaning config when a model is given, else the table's. -#}
+{% macro lake_clean(model=none, table=none) -%}
+  {%- set name = lakehouse_table_name(model, table) -%}
+  {%- set args = {'table': name} -%}
+  {%- if model -%}
+    {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == model -%}
+      {%- set cleaning = adapter.hudi_config(node).cleaning -%}
+      {%- if cleaning.policy -%}
+        {%- do args.update({'clean_policy': cleaning.policy | upper}) -%}
+        {%- set retain_arg = {'keep_latest_commits': 'retain_commits',
+                              'keep_latest_file_versions': 'file_versions_retained',
+                              'keep_latest_by_hours': 'hours_retained'}[cleaning.policy] -%}
+        {%- do args.update({retain_arg: cleaning.retain}) -%}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set result = lakehouse_call('run_clean', args) -%}
+  {{ lakehouse_print_rows("clean of " ~ name ~ ":", result) }}
+{%- endmacro %}
+
+{#- Rewrites small files into larger ones sorted by order_by (data skipping). -#}
+{% macro lake_cluster(model=none, table=none, order_by=none) -%}
+  {%- set name = lakehouse_table_name(model, table) -%}
+  {%- set order = order_by | join(',') if order_by is not string and order_by is not none else order_by -%}
+  {%- set result = lakehouse_call('run_clustering', {'table': name, 'order': order}) -%}
+  {{ lakehouse_print_rows("clustering of " ~ name ~ " (instant, file groups, state):", result) }}
+{%- endmacro %}
+
+{#- Retracts the completed write `instant` (the latest one) and its data. -#}
+{% macro lake_rollback(instant, model=none, table=none) -%}
+  {%- set name = lakehouse_table_name(model, table) -%}
+  {%- set result = lakehouse_call('rollback_to_instant', {'table': name, 'instant_time': instant | string}) -%}
+  {{ lakehouse_print_rows("rollback of " ~ instant ~ " on " ~ name ~ ":", result) }}
+{%- endmacro %}
+
+{#- Marks `instant` (default: the latest commit) as a point to restore to. -#}
+{% macro lake_savepoint(model=none, table=none, instant=none) -%}
+  {%- set name = lakehouse_table_name(model, table) -%}
+  {%- set result = lakehouse_call('create_savepoint', {'table': name, 'commit_time': instant | string if instant else none}) -%}
+  {{ lakehouse_print_rows("savepoint on " ~ name ~ ":", result) }}
+{%- endmacro %}
+
+{#- Restores the table to the savepoint `instant`: every later write is undone. -#}
+{% macro lake_restore(instant, model=none, table=none) -%}
+  {%- set name = lakehouse_table_name(model, table) -%}
+  {%- set result = lakehouse_call('rollback_to_savepoint', {'table': name, 'instant_time': instant | string}) -%}
+  {{ lakehouse_print_rows("restore of " ~ name ~ " to " ~ instant ~ ":", result) }}
+{%- endmacro %}

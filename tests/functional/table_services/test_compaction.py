@@ -1,0 +1,111 @@
+"""Compaction triggers, proven from the timeline: a compaction completes as a `commit`
+on a merge-on-read table, whose writes are `deltacommit`s."""
+
+import time
+
+import pytest
+
+# Every run updates the same three records (so each delta commit writes log
+# files for compaction to merge) with the run number as the new version.
+MODEL = """
+    {{{{ config(
+        materialized='incremental',
+        table_type='mor',
+        unique_key='id',
+        precombine_key='version',
+        compaction={compaction},
+    ) }}}}
+    select id, {{{{ var('run') }}}} as version, id * {{{{ var('run') }}}} as cost
+    from (values (1), (2), (3)) as t(id)
+"""
+
+
+class Runs:
+    def __init__(self, project, compaction: str):
+        self.project = project
+        self.count = 0
+        project.model("facts", MODEL.format(compaction=compaction))
+
+    def run(self):
+        self.count += 1
+        self.project.dbt("run", "--vars", f"{{run: {self.count}}}")
+        return self.actions()
+
+    def actions(self):
+        return [action for _, _, action in self.project.completed_instants("facts")]
+
+    def first_commit_age(self) -> float:
+        """Seconds since the first delta commit was requested (Hudi's clock for time triggers)."""
+        first = self.project.completed_instants("facts")[0][0]
+        started = time.mktime(time.strptime(first[:14], "%Y%m%d%H%M%S")) + int(first[14:]) / 1000
+        return time.time() - started
+
+
+DC, COMPACTION = "deltacommit", "commit"
+
+
+def test_num_commits_compacts_after_the_nth_delta_commit(project):
+    runs = Runs(project, "{'trigger': 'num_commits', 'delta_commits': 3}")
+    assert runs.run() == [DC]
+    assert runs.run() == [DC, DC]
+    assert runs.run() == [DC, DC, DC, COMPACTION]
+    # Compaction changes no data: the latest versions are still read.
+    assert project.scalar("select sum(cost) from {schema}.facts") == 1 * 3 + 2 * 3 + 3 * 3
+
+
+def wait_until_older_than(runs, seconds):
+    remaining = seconds - runs.first_commit_age()
+    if remaining > 0:
+        time.sleep(remaining + 1)
+
+
+def test_time_elapsed_compacts_once_the_time_has_passed(project):
+    runs = Runs(project, "{'trigger': 'time_elapsed', 'delta_seconds': 20}")
+    runs.run()
+    assert runs.run() == [DC, DC]  # well within 20 s: no compaction
+    assert runs.first_commit_age() < 20
+    wait_until_older_than(runs, 20)
+    assert runs.run() == [DC, DC, DC, COMPACTION]
+
+
+def test_num_and_time_needs_both(project):
+    runs = Runs(project, "{'trigger': 'num_and_time', 'delta_commits': 2, 'delta_seconds': 20}")
+    runs.run()
+    assert runs.run() == [DC, DC]  # enough commits, not enough time
+    wait_until_older_than(runs, 20)
+    assert runs.run() == [DC, DC, DC, COMPACTION]
+
+
+@pytest.mark.parametrize("compaction,sleep_for,expected_before", [
+    # Enough commits before the time: compacts at the 2nd delta commit.
+    ("{'trigger': 'num_or_time', 'delta_commits': 2, 'delta_seconds': 3600}", None, [DC, DC, COMPACTION]),
+    # Enough time before the commits: compacts on the first run after 20 s.
+    ("{'trigger': 'num_or_time', 'delta_commits': 10, 'delta_seconds': 20}", 20, [DC, DC]),
+])
+def test_num_or_time_needs_either(project, compaction, sleep_for, expected_before):
+    runs = Runs(project, compaction)
+    runs.run()
+    assert runs.run() == expected_before
+    if sleep_for:
+        wait_until_older_than(runs, sleep_for)
+        assert runs.run() == [DC, DC, DC, COMPACTION]
+
+
+def test_mode_schedule_only_plans_and_the_operation_runs_it(project):
+    runs = Runs(project, "{'trigger': 'num_commits', 'delta_commits': 2, 'mode': 'schedule'}")
+    runs.run()
+    assert runs.run() == [DC, DC]
+    timeline = project.table_dir("facts") / ".hoodie" / "timeline"
+    assert [p.name for p in timeline.glob("*.compaction.requested")], "a compaction plan was scheduled"
+    project.dbt("run-operation", "lake_compact", "--args", "{model: facts}")
+    assert runs.actions() == [DC, DC, COMPACTION]
+
+
+def test_changed_trigger_takes_effect_on_the_next_run(project):
+    runs = Runs(project, "{'trigger': 'num_commits', 'delta_commits': 10}")
+    runs.run()
+    assert runs.run() == [DC, DC]
+    project.model("facts", MODEL.format(compaction="{'trigger': 'num_commits', 'delta_commits': 3}"))
+    assert runs.run() == [DC, DC, DC, COMPACTION]
+    props = {r[0]: r[1] for r in project.rows("show tblproperties {schema}.facts")}
+    assert props["hoodie.compact.inline.max.delta.commits"] == "3"
