@@ -58,3 +58,25 @@
   {{ location_clause() }}
   {{ comment_clause() }}
 {%- endmacro %}
+
+{#- Hudi takes new columns in place. Dropping one is refused: Hudi 1.2 accepts
+    ALTER TABLE DROP COLUMN but then rejects the next write ("Fields missing
+    from incoming schema"), so the honest way is a rebuild. -#}
+{% macro lakehouse__alter_relation_add_remove_columns(relation, add_columns, remove_columns) -%}
+  {%- if remove_columns -%}
+    {{ exceptions.raise_compiler_error(
+        "Model '" ~ model.name ~ "': on_schema_change 'sync_all_columns' would drop column(s) "
+        ~ (remove_columns | map(attribute='name') | join(', ')) ~ " from the Hudi table " ~ relation
+        ~ ", which Hudi cannot do in place. Rebuild it with `dbt run --full-refresh --select "
+        ~ model.name ~ "`, or keep the column in the model.") }}
+  {%- endif -%}
+  {%- if add_columns -%}
+    {%- call statement('add_columns') -%}
+      alter table {{ relation }} add columns (
+        {%- for column in add_columns %}
+        {{ adapter.quote(column.name) }} {{ column.data_type }}{{ "," if not loop.last }}
+        {%- endfor %}
+      )
+    {%- endcall -%}
+  {%- endif -%}
+{%- endmacro %}

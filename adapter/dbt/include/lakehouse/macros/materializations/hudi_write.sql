@@ -48,6 +48,7 @@
         'temp_relation': temp_relation,
         'unique_key': lake.record_key,
         'dest_columns': adapter.get_columns_in_relation(target_relation),
+        'source_columns': columns,
         'incremental_predicates': config.get('incremental_predicates'),
     } -%}
     {%- set strategy_sql_macro = adapter.get_incremental_strategy_macro(context, strategy) -%}

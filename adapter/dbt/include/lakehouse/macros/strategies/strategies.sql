@@ -19,10 +19,25 @@
   coalesce(({{ lake.delete_condition }}), false)
 {%- endmacro %}
 
+{#- The value a write gives each target column: the batch's, or NULL for a
+    column the batch does not have (on_schema_change may leave such columns). -#}
+{% macro lakehouse_source_values(arg_dict, alias='src') -%}
+  {%- set present = arg_dict['source_columns'] | map(attribute='name') | map('lower') | list -%}
+  {%- set values = [] -%}
+  {%- for col in arg_dict['dest_columns'] -%}
+    {%- if col.name | lower in present -%}
+      {%- do values.append(alias ~ '.' ~ col.quoted) -%}
+    {%- else -%}
+      {%- do values.append('cast(null as ' ~ col.data_type ~ ')') -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(values) }}
+{%- endmacro %}
+
 {% macro lakehouse_insert_select(arg_dict, keyword='into') -%}
-  {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list -%}
   insert {{ keyword }} table {{ arg_dict['target_relation'] }}
-  select {{ cols | join(', ') }} from {{ lakehouse_rows_to_write(arg_dict) }} as src
+  select {{ lakehouse_source_values(arg_dict) | join(', ') }}
+  from {{ lakehouse_rows_to_write(arg_dict) }} as src
 {%- endmacro %}
 
 {#- Hudi upsert: the record key finds the row, the precombine key decides which
@@ -49,6 +64,7 @@
 {% macro lakehouse__get_incremental_merge_sql(arg_dict) -%}
   {%- set lake = adapter.hudi_config(model) -%}
   {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list -%}
+  {%- set values = lakehouse_source_values(arg_dict) -%}
   {%- set predicates = (arg_dict.get('incremental_predicates') or []) | list -%}
   {%- for key in lake.record_key -%}
     {%- do predicates.append('dest.' ~ key ~ ' = src.' ~ key) -%}
@@ -58,10 +74,10 @@
   on {{ predicates | join(' and ') }}
   when matched then update set
     {%- for col in cols %}
-    {{ col }} = src.{{ col }}{{ "," if not loop.last }}
+    {{ col }} = {{ values[loop.index0] }}{{ "," if not loop.last }}
     {%- endfor %}
   when not matched then insert ({{ cols | join(', ') }})
-  values ({% for col in cols %}src.{{ col }}{{ ", " if not loop.last }}{% endfor %})
+  values ({{ values | join(', ') }})
 {%- endmacro %}
 
 {#- Removes the records whose batch row matches the delete_condition, unless the
@@ -74,7 +90,7 @@
   {%- set target = arg_dict['target_relation'] -%}
   {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list -%}
   {%- set deletes -%}
-    select {% for col in cols %}batch.{{ col }}{{ ", " if not loop.last }}{% endfor %}
+    select {{ lakehouse_source_values(arg_dict, alias='batch') | join(', ') }}
     from (
       select * from {{ arg_dict['temp_relation'] }} where {{ lakehouse_is_delete(lake) }}
     ) as batch
