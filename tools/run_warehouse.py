@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from dbt.cli.main import dbtRunner
@@ -23,8 +24,11 @@ LAYERS = ("ref", "ods", "dwd", "dws", "ads")
 SCHEMA = "adlake"
 
 
-def dbt_build(batch: int) -> None:
+def dbt_build(batch: int) -> str:
+    """One `dbt build` for the batch; dbt's own output is kept to warnings and
+    errors (the full log is logs/dbt.log). Returns a one-line tally."""
     args = [
+        "--log-level", "warn",
         "build",
         "--project-dir", str(ROOT),
         "--profiles-dir", str(ROOT / "profiles"),
@@ -33,6 +37,8 @@ def dbt_build(batch: int) -> None:
     result = dbtRunner().invoke(args)
     if not result.success:
         sys.exit(f"batch {batch}: dbt build failed; see {ROOT / 'logs' / 'dbt.log'}")
+    statuses = Counter(str(r.status) for r in result.result.results)
+    return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
 
 
 def latest_commit(spark, table: str) -> str:
@@ -46,11 +52,15 @@ def latest_commit(spark, table: str) -> str:
 def summary(elapsed: float) -> None:
     from pyspark.sql import SparkSession
 
-    spark = SparkSession.getActiveSession().newSession()
+    # The session dbt's adapter started in this process (a child: fresh table caches).
+    spark = SparkSession.builder.getOrCreate().newSession()
     print(f"\n{'table':<42} {'rows':>8}  latest commit")
     for layer in LAYERS:
         schema = f"{SCHEMA}_{layer}"
-        for table in sorted(r.tableName for r in spark.sql(f"show tables in {schema}").collect()):
+        tables = sorted(r.tableName for r in spark.sql(f"show tables in {schema}").collect())
+        # Hudi registers read-optimized (_ro) and real-time (_rt) views of each
+        # merge-on-read table; they are the same data, so list the table once.
+        for table in [t for t in tables if not t.endswith(("_ro", "_rt"))]:
             name = f"{schema}.{table}"
             rows = spark.table(name).count()
             provider = spark.sql(f"describe table extended {name}").where("col_name = 'Provider'").collect()
@@ -69,8 +79,8 @@ def main() -> None:
     started = time.time()
     for batch in range(1, args.batches + 1):
         batch_started = time.time()
-        dbt_build(batch)
-        print(f"batch {batch}/{args.batches} built in {time.time() - batch_started:.1f} s", flush=True)
+        tally = dbt_build(batch)
+        print(f"batch {batch}/{args.batches} built in {time.time() - batch_started:.1f} s ({tally})", flush=True)
     summary(time.time() - started)
 
 
