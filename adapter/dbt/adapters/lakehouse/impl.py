@@ -9,6 +9,8 @@ from dbt.adapters.base.meta import available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 
+from dbt.adapters.lakehouse import commit_reads
+from dbt.adapters.lakehouse.commit_reads import ChangeRead
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig
 
@@ -29,6 +31,19 @@ class LakehouseConfig(SparkConfig):
 class LakehouseAdapter(SparkAdapter):
     ConnectionManager = LakehouseConnectionManager  # type: ignore[assignment]
     AdapterSpecificConfigs = LakehouseConfig  # type: ignore[assignment]
+
+    # Instants of an upstream: its whole active timeline (Hudi keeps at most
+    # hoodie.keep.max.commits = 30 by default).
+    TIMELINE_SCAN = 1000
+    # A model's position is in its latest write; only table services (compaction,
+    # clustering) come between, so a short look back suffices.
+    POSITION_SCAN = 30
+
+    def __init__(self, config, mp_context) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(config, mp_context)
+        # Ranges each model's lake_changes() planned at compile time, for its
+        # materialization to log and to record with its write.
+        self._change_reads: Dict[str, Dict[str, ChangeRead]] = {}
 
     @classmethod
     def type(cls) -> str:
@@ -58,3 +73,54 @@ class LakehouseAdapter(SparkAdapter):
             elif in_partitions and not name.startswith("#"):
                 partitions.append(name)
         return {row[0]: row[1] for row in props}, partitions
+
+    # --- incremental commit reads ---------------------------------------------
+
+    def _completed_commits(self, table: str, limit: int) -> List[Any]:
+        _, rows = self.execute(f"call show_commits(table => '{table}', limit => {limit})", fetch=True)
+        return list(rows)
+
+    def _consumed_position(self, table: str, upstream: str) -> Optional[str]:
+        """The upstream instant recorded by this table's latest write that recorded one."""
+        key = commit_reads.position_key(upstream)
+        for commit in self._completed_commits(table, self.POSITION_SCAN):
+            _, rows = self.execute(
+                f"call show_commit_extra_metadata(table => '{table}', "
+                f"instant_time => '{commit['commit_time']}', metadata_key => '{key}')",
+                fetch=True,
+            )
+            for row in rows:
+                return str(row["metadata_value"])
+        return None
+
+    @available
+    def plan_change_read(
+        self, model: Dict[str, Any], this: Optional[BaseRelation], upstream: BaseRelation,
+        mode: str, incremental: bool, on_gap: str,
+    ) -> ChangeRead:
+        upstream_name = f"{upstream.schema}.{upstream.identifier}"
+        consumed = self._consumed_position(f"{this.schema}.{this.identifier}", upstream_name) if incremental else None
+        completed = [str(c["state_transition_time"]) for c in self._completed_commits(upstream_name, self.TIMELINE_SCAN)]
+        read = commit_reads.plan_read(upstream_name, mode, consumed, completed, on_gap, model["name"])
+        if incremental and consumed is None:
+            read = commit_reads.ChangeRead(
+                upstream_name, mode, None, read.end,
+                note=f"Model '{model['name']}' has no recorded position for {upstream_name}: reading it in full.",
+            )
+        self._change_reads.setdefault(model["unique_id"], {})[upstream_name] = read
+        return read
+
+    @available
+    def change_reads(self, model: Dict[str, Any]) -> List[ChangeRead]:
+        return list(self._change_reads.get(model["unique_id"], {}).values())
+
+    @available
+    def position_settings(self, model: Dict[str, Any]) -> Dict[str, str]:
+        """Session settings that put the consumed positions into the next commit."""
+        reads = [r for r in self.change_reads(model) if r.end is not None]
+        if not reads:
+            return {}
+        settings = {"hoodie.datasource.write.commitmeta.key.prefix": commit_reads.COMMIT_META_PREFIX}
+        for read in reads:
+            settings[commit_reads.position_key(read.upstream)] = read.end
+        return settings

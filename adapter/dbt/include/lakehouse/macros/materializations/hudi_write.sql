@@ -17,6 +17,7 @@
   {%- endcall -%}
   {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
+  {%- do lakehouse_log_change_reads() -%}
 
   {%- set create = rebuild or existing_relation is none or existing_relation.is_view -%}
   {%- if create -%}
@@ -52,17 +53,33 @@
         'incremental_predicates': config.get('incremental_predicates'),
     } -%}
     {%- set strategy_sql_macro = adapter.get_incremental_strategy_macro(context, strategy) -%}
-    {%- do lakehouse_apply_write_settings(lake.write_settings(strategy)) -%}
+    {#- The upstream positions this run consumed go into the extra metadata of
+        its last commit: the deletes' when the batch has deletes, else the main one. -#}
+    {%- set positions = adapter.position_settings(model) -%}
+    {%- set has_deletes = lake.delete_condition and lakehouse_has_deletes(temp_relation, lake) -%}
+    {%- set settings = lake.write_settings(strategy) -%}
+    {%- if not has_deletes -%}
+      {%- do settings.update(positions) -%}
+    {%- endif -%}
+    {%- do lakehouse_apply_write_settings(settings) -%}
     {%- call statement('main') -%}
       {{ strategy_sql_macro(arg_dict) }}
     {%- endcall -%}
-    {%- if lake.delete_condition -%}
-      {%- do lakehouse_apply_deletes(arg_dict) -%}
+    {%- if has_deletes -%}
+      {%- do settings.update(positions) -%}
+      {%- do lakehouse_apply_write_settings(settings) -%}
+      {%- do lakehouse_apply_deletes(arg_dict, always=(positions | length > 0)) -%}
     {%- endif -%}
     {%- do lakehouse_clear_write_settings() -%}
   {%- endif -%}
   {%- do adapter.drop_relation(temp_relation.incorporate(type='view')) -%}
   {{ return(target_relation) }}
+{%- endmacro %}
+
+
+{% macro lakehouse_has_deletes(relation, lake) -%}
+  {%- set probe = run_query('select 1 from ' ~ relation ~ ' where ' ~ lakehouse_is_delete(lake) ~ ' limit 1') -%}
+  {{ return(probe.rows | length > 0) }}
 {%- endmacro %}
 
 

@@ -85,7 +85,7 @@
     wins). Runs after the write, so a delete and a newer upsert of the same key
     in one batch leave the upsert. The version check sits in the source query:
     Hudi 1.2 mis-writes MOR deletes that carry a condition in the MERGE clause. -#}
-{% macro lakehouse_apply_deletes(arg_dict) -%}
+{% macro lakehouse_apply_deletes(arg_dict, always=false) -%}
   {%- set lake = adapter.hudi_config(model) -%}
   {%- set target = arg_dict['target_relation'] -%}
   {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list -%}
@@ -100,7 +100,9 @@
     where batch.{{ lake.precombine_key }} >= stored.{{ lake.precombine_key }}
     {%- endif %}
   {%- endset -%}
-  {%- if run_query(deletes ~ ' limit 1').rows | length > 0 -%}
+  {#- `always`: the commit must happen even if nothing matches, because it
+      carries the consumed upstream positions. -#}
+  {%- if always or run_query(deletes ~ ' limit 1').rows | length > 0 -%}
     {%- call statement('apply_deletes') -%}
       merge into {{ target }} as dest
       using ({{ deletes }}) as src
