@@ -93,3 +93,35 @@ def plan_read(
     if on_gap == "fail":
         raise CompilationError(note + " Rebuild with `dbt run --full-refresh --select " + model + "`.")
     return ChangeRead(upstream, mode, None, end, note=note + " Reading the full table instead.")
+
+
+def image_value(image: str, column: str, data_type: str) -> str:
+    """A typed column of a CDC before/after image (JSON written from Hudi's Avro
+    record: dates are days since the epoch, timestamps microseconds)."""
+    raw = f"get_json_object({image}, '$.{column}')"
+    kind = data_type.lower()
+    if kind == "date":
+        return f"date_add(date'1970-01-01', cast({raw} as int))"
+    if kind.startswith("timestamp"):
+        return f"timestamp_micros(cast({raw} as bigint))"
+    return f"cast({raw} as {data_type})"
+
+
+def changed_keys_sql(read: ChangeRead, keys: Iterable[str], column_types: dict) -> str:
+    """Distinct values of `keys` touched by the changes of `read`: from both the
+    before and the after image, so a deleted record or one that moved to another
+    group marks its old group too. A full read takes the keys of the snapshot."""
+    keys = list(keys)
+    missing = [k for k in keys if k.lower() not in column_types]
+    if missing:
+        from dbt_common.exceptions import CompilationError
+
+        raise CompilationError(f"lake_changed_keys: {read.upstream} has no column(s) {', '.join(missing)}.")
+    if read.begin is None:
+        snapshot = ChangeRead(read.upstream, "latest_state", None, read.end)
+        return f"(select distinct {', '.join(keys)} from {snapshot.sql()} as snapshot)"
+    images = []
+    for image in ("before", "after"):
+        values = ", ".join(f"{image_value('c.' + image, k, column_types[k.lower()])} as {k}" for k in keys)
+        images.append(f"select {values} from {read.sql()} as c where c.{image} is not null")
+    return f"(select distinct {', '.join(keys)} from ({' union all '.join(images)}) as images)"

@@ -124,3 +124,8 @@ class LakehouseAdapter(SparkAdapter):
         for read in reads:
             settings[commit_reads.position_key(read.upstream)] = read.end
         return settings
+
+    @available
+    def changed_keys_sql(self, read: ChangeRead, keys: List[str], upstream: BaseRelation) -> str:
+        types = {c.name.lower(): c.data_type for c in self.get_columns_in_relation(upstream)}
+        return commit_reads.changed_keys_sql(read, keys, types)

@@ -29,3 +29,22 @@
     {{ log(model.name ~ ": read " ~ read.describe() ~ ": " ~ rows ~ " rows", info=true) }}
   {%- endfor -%}
 {%- endmacro %}
+
+
+{#- `from {{ lake_changed_keys(ref('dwd_billing_events'), ['event_date', 'account_id']) }}`:
+    the distinct group keys touched since this model's last run, taken from the
+    upstream's CDC before and after images (so deletes and records that moved to
+    another group count for their old group too). An aggregate recomputes just
+    those groups from the upstream and stays equal to a full recompute; give it
+    a delete_condition for groups left empty. The upstream needs
+    hoodie.table.cdc.enabled=true; the first run takes every key. -#}
+{% macro lake_changed_keys(upstream, keys, on_gap='full') -%}
+  {%- if not execute -%}
+    {{ return(upstream) }}
+  {%- endif -%}
+  {%- set read = adapter.plan_change_read(model, this, upstream, 'cdc', is_incremental(), on_gap) -%}
+  {%- if read.note -%}
+    {{ exceptions.warn(read.note) }}
+  {%- endif -%}
+  {{ return(adapter.changed_keys_sql(read, keys, upstream)) }}
+{%- endmacro %}

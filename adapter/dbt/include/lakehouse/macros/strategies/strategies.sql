@@ -83,19 +83,20 @@
 {#- Removes the records whose batch row matches the delete_condition, unless the
     stored version is newer (the rule updates follow: the larger precombine value
     wins). Runs after the write, so a delete and a newer upsert of the same key
-    in one batch leave the upsert. The version check sits in the source query:
-    Hudi 1.2 mis-writes MOR deletes that carry a condition in the MERGE clause. -#}
+    in one batch leave the upsert. A DELETE by key, with the version check in its
+    subquery: Hudi 1.2 mis-writes MOR deletes that carry a condition in a MERGE
+    clause, and a MERGE delete on a date-typed record key matches nothing. -#}
 {% macro lakehouse_apply_deletes(arg_dict, always=false) -%}
   {%- set lake = adapter.hudi_config(model) -%}
   {%- set target = arg_dict['target_relation'] -%}
-  {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list -%}
+  {%- set keys = lake.record_key | list -%}
   {%- set deletes -%}
-    select {{ lakehouse_source_values(arg_dict, alias='batch') | join(', ') }}
+    select {% for key in keys %}batch.{{ key }}{{ ", " if not loop.last }}{% endfor %}
     from (
       select * from {{ arg_dict['temp_relation'] }} where {{ lakehouse_is_delete(lake) }}
     ) as batch
     inner join {{ target }} as stored
-      on {% for key in lake.record_key %}stored.{{ key }} = batch.{{ key }}{{ " and " if not loop.last }}{% endfor %}
+      on {% for key in keys %}stored.{{ key }} = batch.{{ key }}{{ " and " if not loop.last }}{% endfor %}
     {%- if lake.precombine_key %}
     where batch.{{ lake.precombine_key }} >= stored.{{ lake.precombine_key }}
     {%- endif %}
@@ -104,10 +105,8 @@
       carries the consumed upstream positions. -#}
   {%- if always or run_query(deletes ~ ' limit 1').rows | length > 0 -%}
     {%- call statement('apply_deletes') -%}
-      merge into {{ target }} as dest
-      using ({{ deletes }}) as src
-      on {% for key in lake.record_key %}dest.{{ key }} = src.{{ key }}{{ " and " if not loop.last }}{% endfor %}
-      when matched then delete
+      delete from {{ target }}
+      where {{ '(' ~ keys | join(', ') ~ ')' if keys | length > 1 else keys[0] }} in ({{ deletes }})
     {%- endcall -%}
   {%- endif -%}
 {%- endmacro %}
