@@ -1,8 +1,13 @@
 {#- One write path for Hudi models, shared by the `table` and `incremental`
-    materializations: validate the configs, stage the SELECT as a temporary
-    view, check the key columns against what it outputs, (re)create the table
-    or check it still matches the model, then write through the model's
-    strategy with its settings. -#}
+    materializations: validate the configs, stage the SELECT's result once in a
+    scratch parquet table, check the key columns against what it outputs,
+    (re)create the table or check it still matches the model, then write
+    through the model's strategy with its settings.
+
+    Why a scratch table and not a view: a view is evaluated again at each use,
+    and a write changes what a model reading {{ this }} (or the upstream it
+    consumes) would return; the emptiness probe, the write and the deletes must
+    all see the same batch. It also runs the model's query once, not each time. -#}
 
 {% macro lakehouse_write_hudi_model(rebuild) -%}
   {%- set lake = adapter.hudi_config(model) -%}
@@ -10,10 +15,13 @@
   {%- do lake.check_strategy(strategy) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_relation(this) -%}
-  {%- set temp_relation = make_temp_relation(this).include(database=false, schema=false) -%}
+  {%- set temp_relation = this.incorporate(path={'identifier': this.identifier ~ '__lakehouse_batch'}, type='table') -%}
 
-  {%- call statement('create_temp_view') -%}
-    {{ create_temporary_view(temp_relation, compiled_code) }}
+  {#- A batch left by a run that died is stale: its run wrote nothing. -#}
+  {%- do adapter.drop_relation(temp_relation) -%}
+  {%- call statement('stage_batch') -%}
+    create table {{ temp_relation }} using parquet as
+    {{ compiled_code }}
   {%- endcall -%}
   {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
@@ -72,7 +80,7 @@
     {%- endif -%}
     {%- do lakehouse_clear_write_settings() -%}
   {%- endif -%}
-  {%- do adapter.drop_relation(temp_relation.incorporate(type='view')) -%}
+  {%- do adapter.drop_relation(temp_relation) -%}
   {{ return(target_relation) }}
 {%- endmacro %}
 
