@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
 
@@ -24,13 +24,6 @@ class LakehouseCredentials(SparkCredentials):
     master: str = "local[*]"
     # Extra static settings for the embedded session (spark.driver.memory, ...).
     spark_conf: Dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def __pre_deserialize__(cls, data: Any) -> Any:
-        data = super().__pre_deserialize__(data)
-        if data.get("method") == SparkConnectionMethod.SESSION and not data.get("host"):
-            data["host"] = "embedded"
-        return data
 
     def __post_init__(self) -> None:
         if self.method == SparkConnectionMethod.SESSION and not self.host:
