@@ -3,42 +3,52 @@
 import pytest
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.lakehouse.commit_reads import ChangeRead, changed_keys_sql, image_value, plan_read
+from dbt.adapters.lakehouse.commit_reads import (
+    ChangeRead,
+    Timeline,
+    changed_keys_sql,
+    image_value,
+    plan_read,
+    signed_changes_sql,
+)
 
 ACTIVE = ["20261122100000000", "20261122100500000", "20261122101000000"]
+# Each write's instant (when it was requested) is a minute before it completed.
+REQUESTED = ["20261122095900000", "20261122100400000", "20261122100900000"]
+TIMELINE = Timeline(tuple(zip(REQUESTED, ACTIVE)))
 
 
 def test_first_run_reads_everything_up_to_the_latest_instant():
-    read = plan_read("dwd.events", "latest_state", None, ACTIVE, "full", "dws")
+    read = plan_read("dwd.events", "latest_state", None, TIMELINE, "full", "dws")
     assert (read.begin, read.end, read.note) == (None, ACTIVE[-1], None)
     assert read.sql() == f"(select * from hudi_table_changes('dwd.events', 'latest_state', 'earliest', '{ACTIVE[-1]}'))"
 
 
 def test_incremental_run_reads_after_the_consumed_instant():
-    read = plan_read("dwd.events", "cdc", ACTIVE[0], ACTIVE, "full", "dws")
+    read = plan_read("dwd.events", "cdc", ACTIVE[0], TIMELINE, "full", "dws")
     assert (read.begin, read.end) == (ACTIVE[0], ACTIVE[-1])
     assert f"'cdc', '{ACTIVE[0]}', '{ACTIVE[-1]}'" in read.sql()
 
 
 def test_nothing_new_is_an_empty_read():
-    read = plan_read("dwd.events", "latest_state", ACTIVE[-1], ACTIVE, "full", "dws")
+    read = plan_read("dwd.events", "latest_state", ACTIVE[-1], TIMELINE, "full", "dws")
     assert read.is_empty and read.sql().endswith("where false)")
 
 
 def test_upstream_without_commits_is_empty():
-    read = plan_read("dwd.events", "latest_state", None, [], "full", "dws")
+    read = plan_read("dwd.events", "latest_state", None, Timeline(), "full", "dws")
     assert read.is_empty and read.sql() == "(select * from dwd.events where false)"
 
 
 def test_consumed_instant_gone_falls_back_to_a_full_read_with_a_note():
-    read = plan_read("dwd.events", "latest_state", "20261122090000000", ACTIVE, "full", "dws")
+    read = plan_read("dwd.events", "latest_state", "20261122090000000", TIMELINE, "full", "dws")
     assert read.begin is None and read.end == ACTIVE[-1]
     assert "dws" in read.note and "20261122090000000" in read.note
 
 
 def test_consumed_instant_gone_fails_when_asked():
     with pytest.raises(CompilationError) as excinfo:
-        plan_read("dwd.events", "latest_state", "20261122090000000", ACTIVE, "fail", "dws")
+        plan_read("dwd.events", "latest_state", "20261122090000000", TIMELINE, "fail", "dws")
     assert "--full-refresh" in str(excinfo.value)
 
 
@@ -63,6 +73,42 @@ def test_changed_keys_use_both_images_incrementally_and_the_snapshot_in_full():
                                    ["event_date", "account_id"], types)
     assert "c.before is not null" in incremental and "c.after is not null" in incremental
     full = changed_keys_sql(ChangeRead("dwd.events", "cdc", None, ACTIVE[-1]), ["account_id"], types)
-    assert "'latest_state', 'earliest'" in full
+    assert "from dwd.events)" in full and "hudi_table_changes" not in full
     with pytest.raises(CompilationError):
         changed_keys_sql(ChangeRead("dwd.events", "cdc", None, ACTIVE[-1]), ["industry"], types)
+
+
+def test_cdc_read_of_cleaned_writes_falls_back_to_a_full_read():
+    # The cleaner kept slices from the 3rd write on: the 2nd write's images are gone.
+    cleaned = Timeline(TIMELINE.commits, retained_from=REQUESTED[2])
+    read = plan_read("dwd.events", "cdc", ACTIVE[0], cleaned, "full", "dws", [("id", "bigint")])
+    assert read.begin is None and "cleaner" in read.note and REQUESTED[2] in read.note
+    with pytest.raises(CompilationError) as excinfo:
+        plan_read("dwd.events", "cdc", ACTIVE[0], cleaned, "fail", "dws")
+    assert "cleaner" in str(excinfo.value) and "--full-refresh" in str(excinfo.value)
+    # Reading after the 2nd write needs only slices the cleaner kept.
+    assert plan_read("dwd.events", "cdc", ACTIVE[1], cleaned, "fail", "dws").begin == ACTIVE[1]
+    # A latest_state read does not need old slices: Hudi reads the current ones.
+    assert plan_read("dwd.events", "latest_state", ACTIVE[0], cleaned, "fail", "dws").begin == ACTIVE[0]
+
+
+def test_full_cdc_read_is_the_snapshot_as_inserts_with_encoded_images():
+    read = plan_read("dwd.events", "cdc", None, TIMELINE, "full", "dws",
+                     [("id", "bigint"), ("event_date", "date"), ("event_at", "timestamp")])
+    sql = read.sql()
+    assert "hudi_table_changes" not in sql and "from dwd.events" in sql
+    assert "'i' as op" in sql and "cast(null as string) as before" in sql
+    assert "'event_date', datediff(event_date, date'1970-01-01')" in sql
+    assert "'event_at', unix_micros(event_at)" in sql
+
+
+def test_signed_changes_add_after_images_and_subtract_before_images():
+    types = {"event_date": "date", "cost_micros": "bigint"}
+    read = ChangeRead("dwd.events", "cdc", ACTIVE[0], ACTIVE[-1], staged_as="dws.spend__lakehouse_read_1")
+    sql = signed_changes_sql(read, ["event_date", "cost_micros"], types, "lake_signed_changes")
+    assert "select 1 as _sign" in sql and "c.after is not null" in sql
+    assert "select -1 as _sign" in sql and "c.before is not null" in sql
+    # The staged range is read, not the upstream again.
+    assert "from (select * from dws.spend__lakehouse_read_1) as c" in sql and "hudi_table_changes" not in sql
+    full = signed_changes_sql(ChangeRead("dwd.events", "cdc", None, ACTIVE[-1]), ["cost_micros"], types, "m")
+    assert full == "(select 1 as _sign, cost_micros from dwd.events)"

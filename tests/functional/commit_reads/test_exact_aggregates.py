@@ -3,11 +3,15 @@ upstream receives corrections, deletes, late events and records that change grou
 
 import json
 
+from tests.functional.conftest import failures
+
 # The detail table: upserted by event id, the highest version wins, `op = 'D'`
-# deletes; CDC on, so downstream sees before and after images.
+# deletes; CDC on, so downstream sees before and after images. It compacts
+# every 2 delta commits: a compaction must never look like a change downstream.
 EVENTS = """
     {{ config(materialized='incremental', table_type='mor', unique_key='event_id', precombine_key='version',
               partition_by='event_date', delete_condition="op = 'D'",
+              compaction={'trigger': 'num_commits', 'delta_commits': 2},
               hudi_options={'hoodie.table.cdc.enabled': true,
                             'hoodie.table.cdc.supplemental.logging.mode': 'DATA_BEFORE_AFTER'}) }}
     select event_id, version, op, account_id, cost_micros, cast(event_date as date) as event_date
@@ -44,6 +48,41 @@ DAILY_SPEND = """
     select * from final
 """
 
+# The same aggregate by deltas: adds what each group gained to its stored row,
+# reading only the changes and the touched rows of itself.
+DAILY_SPEND_DELTAS = """
+    {{ config(materialized='incremental', unique_key=['event_date', 'account_id']) }}
+    with
+
+    changes as (
+        select * from {{ lake_signed_changes(ref('events'), ['event_date', 'account_id', 'cost_micros']) }}
+    ),
+
+    deltas as (
+        select event_date, account_id, sum(_sign * cost_micros) as spend_micros, sum(_sign) as events
+        from changes
+        group by event_date, account_id
+    ),
+
+    final as (
+    {% if is_incremental() %}
+        select
+            deltas.event_date,
+            deltas.account_id,
+            coalesce(stored.spend_micros, 0) + deltas.spend_micros as spend_micros,
+            coalesce(stored.events, 0) + deltas.events as events
+        from deltas
+        left join {{ this }} as stored
+            on stored.event_date = deltas.event_date
+            and stored.account_id = deltas.account_id
+    {% else %}
+        select * from deltas
+    {% endif %}
+    )
+
+    select * from final
+"""
+
 BATCHES = [
     # First load.
     [("e1", 1, "I", 1, 100, "2026-11-20"), ("e2", 1, "I", 1, 200, "2026-11-20"),
@@ -71,19 +110,35 @@ def full_recompute(project):
         "group by event_date, account_id"))
 
 
-def aggregate(project):
+def aggregate(project, table="daily_spend"):
     return sorted(tuple(r) for r in project.rows(
-        "select event_date, account_id, spend_micros, events from {schema}.daily_spend"))
+        f"select event_date, account_id, spend_micros, events from {{schema}}.{table}"))
 
 
 def test_aggregate_equals_full_recompute_after_every_batch(project):
     project.model("events", EVENTS)
     project.model("daily_spend", DAILY_SPEND)
+    project.model("daily_spend_deltas", DAILY_SPEND_DELTAS)
+    no_rows = json.dumps({"rows": "('x', 0, 'I', 0, 0, '2000-01-01')"})
     for number, batch in enumerate(BATCHES, start=1):
         project.dbt("run", "--select", "events", "--vars", json.dumps({"rows": rows_sql(batch)}))
-        project.dbt("run", "--select", "daily_spend", "--vars", json.dumps({"rows": "('x', 0, 'I', 0, 0, '2000-01-01')"}))
-        assert aggregate(project) == full_recompute(project), f"after batch {number}"
+        project.dbt("run", "--select", "daily_spend", "daily_spend_deltas", "--vars", no_rows)
+        expected = full_recompute(project)
+        assert aggregate(project) == expected, f"after batch {number}"
+        # Deltas leave a row of zeros where a group's changes cancel out.
+        deltas = aggregate(project, "daily_spend_deltas")
+        assert [row for row in deltas if row[3] != 0] == expected, f"after batch {number}"
+        assert all(row[2] == 0 for row in deltas if row[3] == 0)
+    assert "commit" in [a for _, _, a in project.completed_instants("events")], "the upstream compacted"
     # The end state, by hand: e1 150 and e3 300 on account 1, e5 50 on account 3.
     assert [(str(d), a, s, n) for d, a, s, n in aggregate(project)] == [
         ("2026-11-18", 3, 50, 1), ("2026-11-20", 1, 450, 2),
     ]
+
+
+def test_deltas_with_a_delete_condition_are_refused(project):
+    project.model("events", EVENTS)
+    project.model("daily_spend_deltas", DAILY_SPEND_DELTAS.replace(
+        "unique_key=['event_date', 'account_id']", "unique_key=['event_date', 'account_id'], delete_condition='events = 0'"))
+    message = " ".join(failures(project.dbt("compile", "--select", "daily_spend_deltas", expect_ok=False)))
+    assert "daily_spend_deltas" in message and "delete_condition" in message and "lake_changed_keys" in message

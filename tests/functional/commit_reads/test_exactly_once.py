@@ -52,6 +52,22 @@ def versions(b):
 BATCH_1, BATCH_2 = versions(1), versions(2)
 
 
+# Clean after every write, keeping the slices of the latest commit only.
+EAGER_CLEANING = {"upstream_cleaning": {"policy": "keep_latest_commits", "retain": 1}}
+
+
+def cow_upstream(project, extra_columns=""):
+    """The upstream as copy-on-write: every write rewrites its file group, so the
+    cleaner has old slices to remove after each one."""
+    model = UPSTREAM.replace("table_type='mor'", "table_type='cow'").replace(
+        "compaction={'trigger': 'num_commits', 'delta_commits': compaction_every | default(99)},", "")
+    project.model("upstream", model.replace(" as cost\n", " as cost" + extra_columns + "\n"))
+
+
+def land_cleaning(project, batch, **extra):
+    project.dbt("run", "--select", "upstream", "--vars", json.dumps({"batch": batch, **EAGER_CLEANING, **extra}))
+
+
 def test_rerun_after_success_reads_nothing_and_commits_nothing(project):
     setup(project)
     land(project, 1)
@@ -113,8 +129,7 @@ def test_upstream_compaction_never_makes_rows_count_twice(project):
 def test_consumed_instant_archived_upstream_is_never_a_silent_gap(project, on_gap, capsys):
     # A COW upstream without metadata table archives as soon as it may: on MOR,
     # Hudi keeps delta commits since the last compaction on the active timeline.
-    project.model("upstream", UPSTREAM.replace("table_type='mor'", "table_type='cow'")
-                  .replace("compaction={'trigger': 'num_commits', 'delta_commits': compaction_every | default(99)},", ""))
+    cow_upstream(project)
     project.model("change_log", CHANGE_LOG)
     land(project, 1)
     consume(project)
@@ -138,3 +153,72 @@ def test_consumed_instant_archived_upstream_is_never_a_silent_gap(project, on_ga
     current = sorted(tuple(r) for r in project.rows("select id, version, cost from {schema}.upstream"))
     assert set(current) <= set(log_rows(project))
     assert current == versions(5)
+
+
+def test_upstream_clustering_and_cleaning_never_make_rows_count_twice(project):
+    cow_upstream(project)
+    project.model("change_log", CHANGE_LOG)
+    land_cleaning(project, 1)
+    consume(project)
+    land_cleaning(project, 2)
+    land_cleaning(project, 3)
+    project.dbt("run-operation", "lake_cluster", "--args", "{model: upstream, order_by: [id]}")
+    actions = [a for _, _, a in project.completed_instants("upstream")]
+    assert "clean" in actions and "replacecommit" in actions
+    consume(project)
+    # The latest state of the range, once: the files of batch 2 were cleaned,
+    # and clustering rewrote batch 3's records without re-emitting them.
+    assert log_rows(project) == sorted(versions(1) + versions(3))
+    consume(project)
+    assert log_rows(project) == sorted(versions(1) + versions(3))
+    land_cleaning(project, 4)
+    consume(project)
+    assert log_rows(project) == sorted(versions(1) + versions(3) + versions(4))
+
+
+CDC_OPTIONS = {"upstream_options": {"hoodie.table.cdc.enabled": True,
+                                    "hoodie.table.cdc.supplemental.logging.mode": "DATA_BEFORE_AFTER"}}
+
+# Every change the downstream reads, decoded from the after image (the date
+# column checks that images decode to the upstream's own values).
+CDC_LOG = """
+    {{ config(materialized='incremental', incremental_strategy='append') }}
+    select op,
+           cast(get_json_object(after, '$.id') as int) as id,
+           cast(get_json_object(after, '$.version') as int) as version,
+           date_add(date'1970-01-01', cast(get_json_object(after, '$.day') as int)) as day
+    from {{ lake_changes(ref('upstream'), mode='cdc', on_gap=var('on_gap', 'full')) }} as changes
+"""
+
+
+@pytest.mark.parametrize("on_gap", ["full", "fail"])
+def test_cdc_read_of_changes_the_cleaner_removed_is_never_a_silent_gap(project, on_gap, capsys):
+    cow_upstream(project, extra_columns=", date_add(date'2026-11-20', id) as day")
+    project.model("cdc_log", CDC_LOG)
+
+    def cdc_rows():
+        return sorted((r.op, r.id, r.version, str(r.day)) for r in project.rows("select * from {schema}.cdc_log"))
+
+    def changes(op, batch):
+        return [(op, i, batch, f"2026-11-2{i}") for i in (1, 2, 3)]
+
+    def read(expect_ok=True):
+        return project.dbt("run", "--select", "cdc_log", "--vars", json.dumps({"batch": 0, "on_gap": on_gap}),
+                           expect_ok=expect_ok)
+
+    land_cleaning(project, 1, **CDC_OPTIONS)
+    read()  # the first read: the snapshot, as inserts
+    land_cleaning(project, 2, **CDC_OPTIONS)
+    read()  # the cleaner kept what this range needs: an incremental cdc read
+    assert cdc_rows() == sorted(changes("i", 1) + changes("u", 2))
+    land_cleaning(project, 3, **CDC_OPTIONS)
+    land_cleaning(project, 4, **CDC_OPTIONS)  # this clean removes batch 3's files
+    if on_gap == "fail":
+        message = " ".join(failures(read(expect_ok=False)))
+        assert "cleaner" in message and "--full-refresh" in message
+        assert cdc_rows() == sorted(changes("i", 1) + changes("u", 2))
+        return
+    read()
+    assert "cleaner has removed" in capsys.readouterr().out
+    # Not a silent gap: every current record arrives again, as an insert.
+    assert cdc_rows() == sorted(changes("i", 1) + changes("u", 2) + changes("i", 4))

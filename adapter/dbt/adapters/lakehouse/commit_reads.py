@@ -12,7 +12,7 @@ incremental query uses since 1.0); the begin is exclusive, the end inclusive.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, List, Optional
+from typing import Iterable, List, Optional, Tuple
 
 MODES = ("latest_state", "cdc")
 GAP_POLICIES = ("full", "fail")
@@ -31,6 +31,26 @@ def position_key(upstream: str) -> str:
 
 
 @dataclass(frozen=True)
+class Timeline:
+    """What planning a read needs of the upstream's active timeline."""
+
+    # (instant, completion time) of each completed write or table service.
+    commits: Tuple[Tuple[str, str], ...] = ()
+    # The cleaner may have removed the file slices written before this instant
+    # (from the upstream's cleans); None if nothing was cleaned.
+    retained_from: Optional[str] = None
+
+    @property
+    def completions(self) -> List[str]:
+        return sorted(completed for _, completed in self.commits)
+
+    def first_instant_after(self, begin: str) -> Optional[str]:
+        """The earliest instant whose write a read after `begin` needs."""
+        instants = [instant for instant, completed in self.commits if completed > begin]
+        return min(instants) if instants else None
+
+
+@dataclass(frozen=True)
 class ChangeRead:
     """One upstream range a model reads in this run."""
 
@@ -39,20 +59,52 @@ class ChangeRead:
     begin: Optional[str]  # exclusive; None reads from the start
     end: Optional[str]  # inclusive; None when the upstream has no commit yet
     note: Optional[str] = None  # why a full read replaced an incremental one
+    # (name, type) of the upstream's columns: a full cdc read renders them as images.
+    columns: Tuple[Tuple[str, str], ...] = ()
+    # Scratch table the materialization fills with the range before the model's
+    # query runs, so the changes are read from the upstream once (the run log
+    # counts them too); None for reads that are empty or whole-table.
+    staged_as: Optional[str] = None
+    # The model adds the changes' values as deltas (lake_signed_changes).
+    signed: bool = False
 
     @property
     def is_empty(self) -> bool:
         return self.end is None or (self.begin is not None and self.begin >= self.end)
 
+    @property
+    def is_incremental(self) -> bool:
+        return self.begin is not None and not self.is_empty
+
     def sql(self) -> str:
         """A parenthesised relation for the model's FROM clause."""
+        if self.staged_as is not None:
+            return f"(select * from {self.staged_as})"
+        return self.source_sql()
+
+    def source_sql(self) -> str:
+        """The relation that reads the range from the upstream itself."""
         if self.end is None:
             return EMPTY_CDC if self.mode == "cdc" else f"(select * from {self.upstream} where false)"
+        if self.begin is None and self.mode == "cdc":
+            return self._snapshot_as_inserts()
         begin = "earliest" if self.begin is None else self.begin
         changes = f"hudi_table_changes('{self.upstream}', '{self.mode}', '{begin}', '{self.end}')"
         if self.is_empty:
             return f"(select * from {changes} where false)"
         return f"(select * from {changes})"
+
+    def _snapshot_as_inserts(self) -> str:
+        """A full cdc read: every current record as an insert. Reading the CDC
+        log from the start instead would need every file slice ever written,
+        which the cleaner removes, and replays history only to arrive here."""
+        if not self.columns:
+            raise ValueError(f"a full cdc read of {self.upstream} needs its columns")
+        fields = ", ".join(f"'{name}', {image_json(name, data_type)}" for name, data_type in self.columns)
+        return (
+            f"(select 'i' as op, _hoodie_commit_time as ts_ms, cast(null as string) as before, "
+            f"to_json(named_struct({fields})) as after from {self.upstream})"
+        )
 
     def describe(self) -> str:
         start = "the start" if self.begin is None else self.begin
@@ -63,36 +115,59 @@ def plan_read(
     upstream: str,
     mode: str,
     consumed: Optional[str],
-    completed: Iterable[str],
+    timeline: Timeline,
     on_gap: str,
     model: str,
+    columns: Iterable[Tuple[str, str]] = (),
 ) -> ChangeRead:
     """Decide the range: `consumed` is this model's recorded position (None on a
-    first or full-refresh run), `completed` the completion times of the
-    upstream's active timeline."""
+    first or full-refresh run)."""
     from dbt_common.exceptions import CompilationError
 
     if mode not in MODES:
         raise CompilationError(f"Model '{model}': lake_changes mode {mode!r} is not valid. Use one of: {', '.join(MODES)}.")
     if on_gap not in GAP_POLICIES:
         raise CompilationError(f"Model '{model}': lake_changes on_gap {on_gap!r} is not valid. Use one of: {', '.join(GAP_POLICIES)}.")
-    instants: List[str] = sorted(completed)
+    columns = tuple(columns)
+    instants = timeline.completions
     end = instants[-1] if instants else None
     if consumed is None or end is None:
-        return ChangeRead(upstream, mode, None, end)
-    if consumed in instants or consumed >= end:
-        return ChangeRead(upstream, mode, consumed, end)
-    # The consumed instant left the upstream's active timeline: archived, rolled
-    # back, restored or rebuilt. Reading from it could skip changes, so never do
-    # that silently.
-    note = (
-        f"Model '{model}': the instant it last consumed from {upstream} ({consumed}) is no longer on "
-        "that table's active timeline (archived, rolled back, restored or rebuilt); "
-        "an incremental read from it could miss changes."
-    )
+        return ChangeRead(upstream, mode, None, end, columns=columns)
+    gap = _gap(upstream, mode, consumed, timeline)
+    if gap is None:
+        return ChangeRead(upstream, mode, consumed, end, columns=columns)
+    note = f"Model '{model}': the instant it last consumed from {upstream} ({consumed}) {gap}; an incremental read from it could miss changes."
     if on_gap == "fail":
         raise CompilationError(note + " Rebuild with `dbt run --full-refresh --select " + model + "`.")
-    return ChangeRead(upstream, mode, None, end, note=note + " Reading the full table instead.")
+    return ChangeRead(upstream, mode, None, end, note=note + " Reading the full table instead.", columns=columns)
+
+
+def _gap(upstream: str, mode: str, consumed: str, timeline: Timeline) -> Optional[str]:
+    """Why reading after `consumed` is unsafe, or None if it is safe."""
+    instants = timeline.completions
+    if consumed not in instants and consumed < instants[-1]:
+        # Archived, rolled back, restored or rebuilt: changes may be missing.
+        return "is no longer on that table's active timeline (archived, rolled back, restored or rebuilt)"
+    # A cdc read takes its images from the files each write in the range left;
+    # once the cleaner removed them, Hudi fails on the missing files. (A
+    # latest_state read falls back to the current file slices by itself.)
+    first = timeline.first_instant_after(consumed)
+    if mode == "cdc" and first is not None and timeline.retained_from is not None and first < timeline.retained_from:
+        return (
+            f"is followed by writes whose files the cleaner has removed from {upstream} "
+            f"(it retains instants from {timeline.retained_from} on)"
+        )
+    return None
+
+
+def image_json(column: str, data_type: str) -> str:
+    """A column as Hudi's CDC images write it (the inverse of image_value)."""
+    kind = data_type.lower()
+    if kind == "date":
+        return f"datediff({column}, date'1970-01-01')"
+    if kind.startswith("timestamp"):
+        return f"unix_micros({column})"
+    return column
 
 
 def image_value(image: str, column: str, data_type: str) -> str:
@@ -107,21 +182,35 @@ def image_value(image: str, column: str, data_type: str) -> str:
     return f"cast({raw} as {data_type})"
 
 
+def _check_columns(read: ChangeRead, names: List[str], column_types: dict, macro: str) -> None:
+    missing = [n for n in names if n.lower() not in column_types]
+    if missing:
+        from dbt_common.exceptions import CompilationError
+
+        raise CompilationError(f"{macro}: {read.upstream} has no column(s) {', '.join(missing)}.")
+
+
+def signed_changes_sql(read: ChangeRead, columns: Iterable[str], column_types: dict, macro: str) -> str:
+    """The changes of `read` as signed rows of `columns`: each after image with
+    `_sign` +1, each before image with -1. Summing `_sign * measure` by group
+    gives what each group gained: an update moves its old value out and its new
+    one in, a delete takes its value out, a record that changed group leaves
+    its old group. A full read is the snapshot, all +1."""
+    names = list(columns)
+    _check_columns(read, names, column_types, macro)
+    if read.begin is None:
+        return f"(select 1 as _sign, {', '.join(names)} from {read.upstream})"
+    images = []
+    for image, sign in (("after", 1), ("before", -1)):
+        values = ", ".join(f"{image_value('c.' + image, n, column_types[n.lower()])} as {n}" for n in names)
+        images.append(f"select {sign} as _sign, {values} from {read.sql()} as c where c.{image} is not null")
+    return f"({' union all '.join(images)})"
+
+
 def changed_keys_sql(read: ChangeRead, keys: Iterable[str], column_types: dict) -> str:
     """Distinct values of `keys` touched by the changes of `read`: from both the
     before and the after image, so a deleted record or one that moved to another
     group marks its old group too. A full read takes the keys of the snapshot."""
     keys = list(keys)
-    missing = [k for k in keys if k.lower() not in column_types]
-    if missing:
-        from dbt_common.exceptions import CompilationError
-
-        raise CompilationError(f"lake_changed_keys: {read.upstream} has no column(s) {', '.join(missing)}.")
-    if read.begin is None:
-        snapshot = ChangeRead(read.upstream, "latest_state", None, read.end)
-        return f"(select distinct {', '.join(keys)} from {snapshot.sql()} as snapshot)"
-    images = []
-    for image in ("before", "after"):
-        values = ", ".join(f"{image_value('c.' + image, k, column_types[k.lower()])} as {k}" for k in keys)
-        images.append(f"select {values} from {read.sql()} as c where c.{image} is not null")
-    return f"(select distinct {', '.join(keys)} from ({' union all '.join(images)}) as images)"
+    signed = signed_changes_sql(read, keys, column_types, "lake_changed_keys")
+    return f"(select distinct {', '.join(keys)} from {signed} as images)"

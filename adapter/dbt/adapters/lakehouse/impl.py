@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from dbt.adapters.base.meta import available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
+from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse import commit_reads
 from dbt.adapters.lakehouse.commit_reads import ChangeRead
@@ -80,6 +82,21 @@ class LakehouseAdapter(SparkAdapter):
         _, rows = self.execute(f"call show_commits(table => '{table}', limit => {limit})", fetch=True)
         return list(rows)
 
+    def _timeline(self, table: str, with_cleans: bool) -> commit_reads.Timeline:
+        commits = tuple(
+            (str(c["commit_time"]), str(c["state_transition_time"]))
+            for c in self._completed_commits(table, self.TIMELINE_SCAN)
+        )
+        retained_from = None
+        if with_cleans:
+            _, cleans = self.execute(f"call show_cleans(table => '{table}', limit => 10)", fetch=True)
+            # A clean that names no earliest instant to retain (file-version
+            # policy) may have removed any slice written before it ran.
+            floors = [str(c["earliest_commit_to_retain"] or c["clean_time"])
+                      for c in cleans if c["total_files_deleted"]]
+            retained_from = max(floors, default=None)
+        return commit_reads.Timeline(commits, retained_from)
+
     def _consumed_position(self, table: str, upstream: str) -> Optional[str]:
         """The upstream instant recorded by this table's latest write that recorded one."""
         key = commit_reads.position_key(upstream)
@@ -96,18 +113,37 @@ class LakehouseAdapter(SparkAdapter):
     @available
     def plan_change_read(
         self, model: Dict[str, Any], this: Optional[BaseRelation], upstream: BaseRelation,
-        mode: str, incremental: bool, on_gap: str,
+        mode: str, incremental: bool, on_gap: str, stage: bool = False, signed: bool = False,
     ) -> ChangeRead:
+        """Plan what the model reads of `upstream` in this run (see commit_reads).
+        `stage`: a run will materialize the model, so an incremental range is
+        copied once into a scratch table that the model's query then reads."""
+        name = model["name"]
+        if signed and model.get("config", {}).get("delete_condition"):
+            raise CompilationError(
+                f"Model '{name}': lake_signed_changes adds deltas to the stored rows, which a "
+                "delete_condition's second commit could make a rerun add twice. Remove "
+                "delete_condition (groups whose changes cancel out keep a row of zeros), or "
+                "recompute the touched groups with lake_changed_keys instead."
+            )
         upstream_name = f"{upstream.schema}.{upstream.identifier}"
         consumed = self._consumed_position(f"{this.schema}.{this.identifier}", upstream_name) if incremental else None
-        completed = [str(c["state_transition_time"]) for c in self._completed_commits(upstream_name, self.TIMELINE_SCAN)]
-        read = commit_reads.plan_read(upstream_name, mode, consumed, completed, on_gap, model["name"])
+        columns: List[Tuple[str, str]] = []
+        if mode == "cdc":
+            # A full cdc read renders the snapshot as images of these columns.
+            columns = [(c.name, c.data_type) for c in self.get_columns_in_relation(upstream)
+                       if not c.name.startswith("_hoodie_")]
+        timeline = self._timeline(upstream_name, with_cleans=mode == "cdc")
+        read = commit_reads.plan_read(upstream_name, mode, consumed, timeline, on_gap, name, columns)
         if incremental and consumed is None:
-            read = commit_reads.ChangeRead(
-                upstream_name, mode, None, read.end,
-                note=f"Model '{model['name']}' has no recorded position for {upstream_name}: reading it in full.",
-            )
-        self._change_reads.setdefault(model["unique_id"], {})[upstream_name] = read
+            read = dataclasses.replace(
+                read, note=f"Model '{name}' has no recorded position for {upstream_name}: reading it in full.")
+        reads = self._change_reads.setdefault(model["unique_id"], {})
+        slot = (upstream_name, mode)
+        number = list(reads).index(slot) + 1 if slot in reads else len(reads) + 1
+        staged_as = f"{this.schema}.{this.identifier}__lakehouse_read_{number}" if stage and read.is_incremental else None
+        read = dataclasses.replace(read, staged_as=staged_as, signed=signed)
+        reads[slot] = read
         return read
 
     @available
@@ -125,7 +161,13 @@ class LakehouseAdapter(SparkAdapter):
             settings[commit_reads.position_key(read.upstream)] = read.end
         return settings
 
+    def _column_types(self, upstream: BaseRelation) -> Dict[str, str]:
+        return {c.name.lower(): c.data_type for c in self.get_columns_in_relation(upstream)}
+
     @available
     def changed_keys_sql(self, read: ChangeRead, keys: List[str], upstream: BaseRelation) -> str:
-        types = {c.name.lower(): c.data_type for c in self.get_columns_in_relation(upstream)}
-        return commit_reads.changed_keys_sql(read, keys, types)
+        return commit_reads.changed_keys_sql(read, keys, self._column_types(upstream))
+
+    @available
+    def signed_changes_sql(self, read: ChangeRead, columns: List[str], upstream: BaseRelation) -> str:
+        return commit_reads.signed_changes_sql(read, columns, self._column_types(upstream), "lake_signed_changes")

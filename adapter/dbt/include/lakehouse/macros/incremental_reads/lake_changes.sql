@@ -5,7 +5,8 @@
             cdc: one row per change with op, ts_ms and JSON before/after images
             (the upstream needs hoodie.table.cdc.enabled=true).
     on_gap  full (default): if the consumed instant is gone from the upstream's
-            timeline (archived, rolled back), read everything, with a warning;
+            timeline (archived, rolled back), or, in cdc mode, the cleaner has
+            removed files the range needs, read everything, with a warning;
             fail: stop with an error instead.
 
     The first run and --full-refresh read the whole table; the position read is
@@ -14,19 +15,41 @@
   {%- if not execute -%}
     {{ return(upstream) }}
   {%- endif -%}
-  {%- set read = adapter.plan_change_read(model, this, upstream, mode, is_incremental(), on_gap) -%}
-  {%- if read.note -%}
-    {{ exceptions.warn(read.note) }}
-  {%- endif -%}
-  {{ return(read.sql()) }}
+  {{ return(lakehouse_plan_change_read(upstream, mode, on_gap).sql()) }}
 {%- endmacro %}
 
 
-{#- Logs what each lake_changes() of the model read: range and rows. -#}
-{% macro lakehouse_log_change_reads() -%}
+{#- Plans the read of `upstream` for this model (range, gap policy) and warns
+    when a full read replaces an incremental one. In `dbt run` and `dbt build`,
+    the materialization stages an incremental range in a scratch table before
+    the model's query runs; other commands read the upstream directly. -#}
+{% macro lakehouse_plan_change_read(upstream, mode, on_gap, signed=false) -%}
+  {%- set stage = flags.WHICH in ['run', 'build'] -%}
+  {%- set read = adapter.plan_change_read(model, this, upstream, mode, is_incremental(), on_gap, stage, signed) -%}
+  {%- if read.note -%}
+    {{ exceptions.warn(read.note) }}
+  {%- endif -%}
+  {{ return(read) }}
+{%- endmacro %}
+
+
+{#- Before the model's query: copies each incremental range it reads into its
+    scratch table (one read of the upstream) and logs range and rows. -#}
+{% macro lakehouse_stage_change_reads() -%}
   {%- for read in adapter.change_reads(model) -%}
+    {%- if read.staged_as -%}
+      {%- do run_query('drop table if exists ' ~ read.staged_as) -%}
+      {%- do run_query('create table ' ~ read.staged_as ~ ' using parquet as select * from ' ~ read.source_sql() ~ ' as changes') -%}
+    {%- endif -%}
     {%- set rows = 0 if read.is_empty else run_query('select count(*) from ' ~ read.sql() ~ ' as changes').rows[0][0] -%}
     {{ log(model.name ~ ": read " ~ read.describe() ~ ": " ~ rows ~ " rows", info=true) }}
+  {%- endfor -%}
+{%- endmacro %}
+
+
+{% macro lakehouse_drop_change_reads() -%}
+  {%- for read in adapter.change_reads(model) if read.staged_as -%}
+    {%- do run_query('drop table if exists ' ~ read.staged_as) -%}
   {%- endfor -%}
 {%- endmacro %}
 
@@ -42,9 +65,30 @@
   {%- if not execute -%}
     {{ return(upstream) }}
   {%- endif -%}
-  {%- set read = adapter.plan_change_read(model, this, upstream, 'cdc', is_incremental(), on_gap) -%}
-  {%- if read.note -%}
-    {{ exceptions.warn(read.note) }}
-  {%- endif -%}
+  {%- set read = lakehouse_plan_change_read(upstream, 'cdc', on_gap) -%}
   {{ return(adapter.changed_keys_sql(read, keys, upstream)) }}
+{%- endmacro %}
+
+
+{#- `from {{ lake_signed_changes(ref('dwd_billing_events'), ['event_date', 'account_id', 'cost_micros']) }}`:
+    the upstream's changes since this model's last run as rows of `columns`
+    with a `_sign`: +1 for each new or updated record's new values, -1 for each
+    updated or deleted record's old values. For additive measures (sums,
+    counts) an aggregate adds `sum(_sign * measure)` per group to its stored
+    row, reading nothing but the changes and its own touched rows:
+
+        select d.k, coalesce(t.spend, 0) + d.spend as spend ...
+        from deltas as d left join {{ this }} as t on ...
+
+    The first run and --full-refresh read the snapshot, all +1. Groups whose
+    changes cancel out keep a row of zeros (a delete_condition is refused: its
+    second commit could make a rerun apply the deltas twice). Needs
+    hoodie.table.cdc.enabled=true upstream. For other measures (min, max,
+    distinct counts) recompute the touched groups with lake_changed_keys. -#}
+{% macro lake_signed_changes(upstream, columns, on_gap='full') -%}
+  {%- if not execute -%}
+    {{ return(upstream) }}
+  {%- endif -%}
+  {%- set read = lakehouse_plan_change_read(upstream, 'cdc', on_gap, signed=true) -%}
+  {{ return(adapter.signed_changes_sql(read, columns, upstream)) }}
 {%- endmacro %}

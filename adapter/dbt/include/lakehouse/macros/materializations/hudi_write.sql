@@ -19,13 +19,13 @@
 
   {#- A batch left by a run that died is stale: its run wrote nothing. -#}
   {%- do adapter.drop_relation(temp_relation) -%}
+  {%- do lakehouse_stage_change_reads() -%}
   {%- call statement('stage_batch') -%}
     create table {{ temp_relation }} using parquet as
     {{ compiled_code }}
   {%- endcall -%}
   {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
-  {%- do lakehouse_log_change_reads() -%}
 
   {%- set create = rebuild or existing_relation is none or existing_relation.is_view -%}
   {%- if create -%}
@@ -81,6 +81,7 @@
     {%- do lakehouse_clear_write_settings() -%}
   {%- endif -%}
   {%- do adapter.drop_relation(temp_relation) -%}
+  {%- do lakehouse_drop_change_reads() -%}
   {{ return(target_relation) }}
 {%- endmacro %}
 
