@@ -1,42 +1,48 @@
-"""Build the adlake warehouse on the embedded Spark, batch by batch, and summarise it.
+"""Build the adlake warehouse on the embedded Spark, micro-batch by micro-batch.
 
-`make run` calls this. Each batch is one `dbt build` (seeds, models, tests) run
-in-process, so all batches share one Spark JVM. The first batch creates the
-tables; later ones are incremental. Ends with rows per table and the latest
-commit of each Hudi table, read from the tables themselves.
+`make run` calls this. It generates the source data (tools/generate_billing.py,
+deterministic for the seed), then for each batch lands its files
+(tools/landing.py) and runs one `dbt build` (seeds, models, data tests)
+in-process, so all batches share one Spark JVM. It prints a line per batch and
+ends with a summary: rows per table, quarantined lines by reason, the latest
+commit of each Hudi table, and the warehouse's totals against the generator's
+own (its truth.json).
 
-    python tools/run_warehouse.py [--batches N]
+The lake persists in .lake/ (`make clean` removes it): run it again and the
+landed files are not ingested a second time, so nothing changes.
+
+    python tools/run_warehouse.py [--batches 4] [--events 20000] [--seed 7]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-from dbt.cli.main import dbtRunner
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from generate_billing import generate  # noqa: E402
+from landing import land_batch  # noqa: E402
+
 LAYERS = ("ref", "ods", "dwd", "dws", "ads")
 SCHEMA = "adlake"
 
 
-def dbt_build(batch: int) -> str:
-    """One `dbt build` for the batch; dbt's own output is kept to warnings and
-    errors (the full log is logs/dbt.log). Returns a one-line tally."""
-    args = [
-        "--log-level", "warn",
-        "build",
-        "--project-dir", str(ROOT),
-        "--profiles-dir", str(ROOT / "profiles"),
-        "--vars", f"{{landed_through_batch: {batch}}}",
-    ]
+def dbt_build() -> str:
+    """One `dbt build`; dbt's own output is kept to warnings and errors (the full
+    log is logs/dbt.log). Returns a one-line tally of node statuses."""
+    from dbt.cli.main import dbtRunner
+
+    args = ["--log-level", "warn", "build", "--project-dir", str(ROOT), "--profiles-dir", str(ROOT / "profiles")]
     result = dbtRunner().invoke(args)
     if not result.success:
-        sys.exit(f"batch {batch}: dbt build failed; see {ROOT / 'logs' / 'dbt.log'}")
+        sys.exit(f"dbt build failed; see {ROOT / 'logs' / 'dbt.log'}")
     statuses = Counter(str(r.status) for r in result.result.results)
     return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
 
@@ -49,12 +55,8 @@ def latest_commit(spark, table: str) -> str:
     return f"{row['commit_time']} {row['action']}"
 
 
-def summary(elapsed: float) -> None:
-    from pyspark.sql import SparkSession
-
-    # The session dbt's adapter started in this process (a child: fresh table caches).
-    spark = SparkSession.builder.getOrCreate().newSession()
-    print(f"\n{'table':<42} {'rows':>8}  latest commit")
+def summary(spark, batches: int, truth: dict, elapsed: float) -> None:
+    print(f"\n{'table':<44} {'rows':>9}  latest commit")
     for layer in LAYERS:
         schema = f"{SCHEMA}_{layer}"
         tables = sorted(r.tableName for r in spark.sql(f"show tables in {schema}").collect())
@@ -63,25 +65,59 @@ def summary(elapsed: float) -> None:
         for table in [t for t in tables if not t.endswith(("_ro", "_rt"))]:
             name = f"{schema}.{table}"
             rows = spark.table(name).count()
-            provider = spark.sql(f"describe table extended {name}").where("col_name = 'Provider'").collect()
-            is_hudi = bool(provider) and provider[0].data_type == "hudi"
-            commit = latest_commit(spark, name) if is_hudi else "(parquet seed)"
-            print(f"{name:<42} {rows:>8}  {commit}")
-    print(f"\nelapsed: {elapsed:.1f} s")
+            provider = spark.sql(f"describe table extended {name}").where("col_name in ('Provider', 'Type')").collect()
+            kinds = {r.col_name: r.data_type for r in provider}
+            if kinds.get("Type") == "VIEW":
+                commit = "(view)"
+            elif kinds.get("Provider") == "hudi":
+                commit = latest_commit(spark, name)
+            else:
+                commit = "(parquet seed)"
+            print(f"{name:<44} {rows:>9,}  {commit}")
+
+    quarantined = spark.sql(
+        f"select quarantine_reason, count(*) as n from {SCHEMA}_ods.ods_billing_events_quarantine group by 1 order by 1"
+    ).collect()
+    print("\nquarantined lines: " + (", ".join(f"{r.quarantine_reason} {r.n:,}" for r in quarantined) or "none"))
+
+    expected = truth["batches"][batches - 1]
+    total = spark.sql(f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_industry").collect()[0][0] or 0
+    events = spark.sql(f"select count(*) from {SCHEMA}_dwd.dwd_billing_events").collect()[0][0]
+    mark = lambda ok: "ok" if ok else "MISMATCH"  # noqa: E731
+    print(f"spend in ADS: {total:,} micros; the generator's truth: {expected['cost_micros']:,} "
+          f"({mark(total == expected['cost_micros'])})")
+    print(f"billable events in DWD: {events:,}; truth: {expected['events']:,} ({mark(events == expected['events'])})")
+    print(f"\n{batches} batches, elapsed {elapsed:.1f} s")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batches", type=int, default=2, help="micro-batches to land (default 2)")
+    parser.add_argument("--batches", type=int, default=4, help="micro-batches to land and build (default 4)")
+    parser.add_argument("--events", type=int, default=20_000, help="event lines over all batches (default 20000)")
+    parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
 
     os.chdir(ROOT)  # the lake (.lake/) lives in the project folder
+    lake = ROOT / os.environ.get("ADLAKE_LAKE_DIR", ".lake")
+    generated, landing = lake / "generated", lake / "landing"
+    os.environ["ADLAKE_LANDING_DIR"] = str(landing)
     started = time.time()
+
+    truth = generate(generated, seed=args.seed, events=args.events, batches=args.batches, force=True)
+    print(f"generated {args.events:,} event lines in {args.batches} batches (seed {args.seed}) "
+          f"in {time.time() - started:.1f} s", flush=True)
     for batch in range(1, args.batches + 1):
         batch_started = time.time()
-        tally = dbt_build(batch)
-        print(f"batch {batch}/{args.batches} built in {time.time() - batch_started:.1f} s ({tally})", flush=True)
-    summary(time.time() - started)
+        files, lines = land_batch(generated, landing, batch)
+        tally = dbt_build()
+        print(f"batch {batch}/{args.batches}: landed {files} files ({lines:,} lines); "
+              f"dbt build {tally}; {time.time() - batch_started:.1f} s", flush=True)
+
+    from pyspark.sql import SparkSession
+
+    # The session dbt's adapter started in this process (a child: fresh table caches).
+    spark = SparkSession.builder.getOrCreate().newSession()
+    summary(spark, args.batches, truth, time.time() - started)
 
 
 if __name__ == "__main__":

@@ -1,40 +1,57 @@
-{#- One row per billing event: the highest event_version wins, in whatever order
-    the versions arrive (Hudi's precombine key), so a late older version never
-    overwrites a correction. -#}
+{#- One row per billing event, its current version: merge-on-read, upserted by
+    event_id with event_version as the precombine key, so the highest version
+    wins whatever order versions land in (a stale older version never
+    overwrites a correction, and a duplicate changes nothing). Reads only the
+    ODS rows committed since its last run. CDC is on, with before and after
+    images, so DWS can add each change's delta exactly once. -#}
 
 {{ config(
     unique_key='event_id',
     precombine_key='event_version',
     partition_by='event_date',
+    compaction={'trigger': 'num_or_time', 'delta_commits': 5, 'delta_seconds': 3600},
+    cleaning={'policy': 'keep_latest_commits', 'retain': 10},
+    hudi_options={
+        'hoodie.table.cdc.enabled': true,
+        'hoodie.table.cdc.supplemental.logging.mode': 'DATA_BEFORE_AFTER',
+    },
 ) }}
 
 with
 
-ods_billing_events as (
+new_events as (
 
-    select * from {{ ref('ods_billing_events') }}
-    {% if is_incremental() %}
-        where batch_id > (
-            select coalesce(max(loaded.batch_id), 0) as max_batch_id
-            from {{ this }} as loaded
-        )
-    {% endif %}
+    select * from {{ lake_changes(ref('ods_billing_events')) }} as changes
+
+),
+
+media as (
+
+    select * from {{ ref('ods_media') }}
 
 ),
 
 final as (
 
     select
-        event_id,
-        event_version,
-        account_id,
-        event_type,
-        billing_type,
-        cost_micros,
-        event_at,
-        batch_id,
-        to_date(event_at) as event_date
-    from ods_billing_events
+        new_events.event_id,
+        new_events.event_version,
+        new_events.event_type,
+        new_events.event_time,
+        new_events.account_id,
+        new_events.campaign_id,
+        new_events.ad_id,
+        new_events.media_id,
+        media.media_name,
+        media.media_type,
+        new_events.billing_type,
+        new_events.cost_micros,
+        new_events.landed_batch,
+        hour(new_events.event_time) as event_hour,
+        to_date(new_events.event_time) as event_date
+    from new_events
+    left join media
+        on new_events.media_id = media.media_id
 
 )
 

@@ -71,7 +71,8 @@ def test_changed_keys_use_both_images_incrementally_and_the_snapshot_in_full():
     types = {"event_date": "date", "account_id": "bigint"}
     incremental = changed_keys_sql(ChangeRead("dwd.events", "cdc", ACTIVE[0], ACTIVE[-1]),
                                    ["event_date", "account_id"], types)
-    assert "c.before is not null" in incremental and "c.after is not null" in incremental
+    assert "c.before is not null and c.before != 'null'" in incremental
+    assert "c.after is not null and c.after != 'null'" in incremental
     full = changed_keys_sql(ChangeRead("dwd.events", "cdc", None, ACTIVE[-1]), ["account_id"], types)
     assert "from dwd.events)" in full and "hudi_table_changes" not in full
     with pytest.raises(CompilationError):

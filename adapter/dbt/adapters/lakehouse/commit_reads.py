@@ -190,6 +190,12 @@ def _check_columns(read: ChangeRead, names: List[str], column_types: dict, macro
         raise CompilationError(f"{macro}: {read.upstream} has no column(s) {', '.join(missing)}.")
 
 
+def _has_image(image: str) -> str:
+    # A missing image is SQL NULL or, from some CDC reads (inserts of a
+    # merge-on-read delta commit), the JSON text 'null'.
+    return f"{image} is not null and {image} != 'null'"
+
+
 def signed_changes_sql(read: ChangeRead, columns: Iterable[str], column_types: dict, macro: str) -> str:
     """The changes of `read` as signed rows of `columns`: each after image with
     `_sign` +1, each before image with -1. Summing `_sign * measure` by group
@@ -203,7 +209,7 @@ def signed_changes_sql(read: ChangeRead, columns: Iterable[str], column_types: d
     images = []
     for image, sign in (("after", 1), ("before", -1)):
         values = ", ".join(f"{image_value('c.' + image, n, column_types[n.lower()])} as {n}" for n in names)
-        images.append(f"select {sign} as _sign, {values} from {read.sql()} as c where c.{image} is not null")
+        images.append(f"select {sign} as _sign, {values} from {read.sql()} as c where {_has_image('c.' + image)}")
     return f"({' union all '.join(images)})"
 
 

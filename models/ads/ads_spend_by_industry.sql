@@ -1,12 +1,12 @@
-{{ config(
-    unique_key=['event_date', 'industry'],
-) }}
+{#- Spend by day and industry, for the BI dashboard. -#}
+
+{{ config(unique_key=['event_date', 'industry']) }}
 
 with
 
-dws_account_daily_spend as (
+daily as (
 
-    select * from {{ ref('dws_account_daily_spend') }}
+    select * from {{ ref('dws_spend_daily') }}
 
 ),
 
@@ -16,14 +16,13 @@ final as (
         event_date,
         industry,
         sum(spend_micros) as spend_micros,
+        cast(sum(spend_micros) / 1000000 as decimal(18, 2)) as spend,
         sum(impressions) as impressions,
         sum(clicks) as clicks,
         sum(conversions) as conversions,
         count(distinct account_id) as active_accounts
-    from dws_account_daily_spend
-    group by
-        event_date,
-        industry
+    from daily
+    group by event_date, industry
 
 )
 
