@@ -20,10 +20,10 @@ final as (
         agency_name,
         industry,
         sum(spend_micros) as spend_micros,
-        cast(sum(spend_micros) / 1000000 as decimal(18, 2)) as spend,
         sum(impressions) as impressions,
         sum(clicks) as clicks,
-        sum(conversions) as conversions
+        sum(conversions) as conversions,
+        cast(sum(spend_micros) as decimal(20, 0)) / 1000000 as spend
     from daily
     group by event_date, account_id, account_name, agency_name, industry
 

@@ -16,11 +16,11 @@ final as (
         event_date,
         industry,
         sum(spend_micros) as spend_micros,
-        cast(sum(spend_micros) / 1000000 as decimal(18, 2)) as spend,
         sum(impressions) as impressions,
         sum(clicks) as clicks,
         sum(conversions) as conversions,
-        count(distinct account_id) as active_accounts
+        count(distinct account_id) as active_accounts,
+        cast(sum(spend_micros) as decimal(20, 0)) / 1000000 as spend
     from daily
     group by event_date, industry
 

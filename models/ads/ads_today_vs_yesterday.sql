@@ -1,16 +1,25 @@
-{#- Spend today so far against yesterday by the same time, by industry and in
-    total (industry `all`). "Now" is the newest billed event; both days count
-    whole hours up to and including its hour, so the two sides cover the same
-    hours of the day. -#}
+{#- Spend today so far against yesterday up to the same time of day, by
+    industry and in total (industry `all`). "Now" is the newest billed event
+    (the data's own clock); yesterday counts the events up to exactly 24 hours
+    before it. Reads the two days' partitions of DWD only. -#}
 
 {{ config(unique_key='industry') }}
 
 with
 
-hourly as (
+as_of as (
 
-    select * from {{ ref('dws_spend_hourly') }}
-    where events != 0
+    select
+        max(event_time) as as_of_time,
+        to_date(max(event_time)) as today,
+        date_sub(to_date(max(event_time)), 1) as yesterday
+    from {{ ref('dwd_billing_events') }}
+
+),
+
+events as (
+
+    select * from {{ ref('dwd_billing_events') }}
 
 ),
 
@@ -20,44 +29,45 @@ accounts as (
 
 ),
 
-as_of as (
+two_days as (
 
     select
-        max(event_time) as as_of_time,
-        to_date(max(event_time)) as today,
-        hour(max(event_time)) as as_of_hour
-    from {{ ref('dwd_billing_events') }}
+        events.cost_micros,
+        coalesce(accounts.industry, 'unknown') as industry,
+        events.event_date = as_of.today as is_today
+    from events
+    cross join as_of
+    left join accounts
+        on events.account_id = accounts.account_id
+    where
+        events.event_date in (as_of.today, as_of.yesterday)
+        and events.event_time <= case
+            when events.event_date = as_of.today then as_of.as_of_time
+            else as_of.as_of_time - interval 1 day
+        end
 
 ),
 
-same_hours as (
+by_industry as (
 
     select
-        coalesce(accounts.industry, 'unknown') as industry,
-        sum(case when hourly.event_date = as_of.today then hourly.spend_micros else 0 end)
-            as spend_today_micros,
-        sum(case when hourly.event_date = date_sub(as_of.today, 1) then hourly.spend_micros else 0 end)
-            as spend_yesterday_micros
-    from hourly
-    cross join as_of
-    left join accounts
-        on hourly.account_id = accounts.account_id
-    where
-        hourly.event_date in (as_of.today, date_sub(as_of.today, 1))
-        and hourly.event_hour <= as_of.as_of_hour
-    group by coalesce(accounts.industry, 'unknown')
+        industry,
+        sum(case when is_today then cost_micros else 0 end) as spend_today_micros,
+        sum(case when not is_today then cost_micros else 0 end) as spend_yesterday_micros
+    from two_days
+    group by industry
 
 ),
 
 with_total as (
 
-    select * from same_hours
+    select * from by_industry
     union all
     select
         'all' as industry,
-        sum(spend_today_micros) as spend_today_micros,
-        sum(spend_yesterday_micros) as spend_yesterday_micros
-    from same_hours
+        coalesce(sum(spend_today_micros), 0) as spend_today_micros,
+        coalesce(sum(spend_yesterday_micros), 0) as spend_yesterday_micros
+    from by_industry
 
 ),
 
@@ -67,6 +77,7 @@ final as (
         with_total.industry,
         with_total.spend_today_micros,
         with_total.spend_yesterday_micros,
+        as_of.as_of_time,
         with_total.spend_today_micros - with_total.spend_yesterday_micros as change_micros,
         case
             when with_total.spend_yesterday_micros != 0
@@ -75,8 +86,7 @@ final as (
                     / with_total.spend_yesterday_micros,
                     1
                 )
-        end as change_pct,
-        as_of.as_of_time
+        end as change_pct
     from with_total
     cross join as_of
 

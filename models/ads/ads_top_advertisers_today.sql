@@ -54,10 +54,10 @@ final as (
         ranked.agency_name,
         ranked.industry,
         ranked.spend_micros,
-        cast(ranked.spend_micros / 1000000 as decimal(18, 2)) as spend,
         ranked.clicks,
         ranked.conversions,
-        as_of.as_of_time
+        as_of.as_of_time,
+        cast(ranked.spend_micros as decimal(20, 0)) / 1000000 as spend
     from ranked
     cross join as_of
     where ranked.spend_rank <= {{ var('top_n', 10) }}

@@ -14,7 +14,7 @@ with
 
 new_changes as (
 
-    select * from {{ lake_changes(ref('ods_account_changes')) }} as changes
+    select * from {{ lake_changes(ref('ods_account_changes')) }} as upstream_changes
 
 ),
 

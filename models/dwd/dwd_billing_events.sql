@@ -21,7 +21,7 @@ with
 
 new_events as (
 
-    select * from {{ lake_changes(ref('ods_billing_events')) }} as changes
+    select * from {{ lake_changes(ref('ods_billing_events')) }} as upstream_changes
 
 ),
 

@@ -45,9 +45,6 @@ final as (
     select
         daily.event_date,
         daily.account_id,
-        coalesce(accounts.account_name, 'unknown') as account_name,
-        coalesce(accounts.industry, 'unknown') as industry,
-        coalesce(accounts.agency_name, 'unknown') as agency_name,
         daily.media_id,
         media.media_name,
         media.media_type,
@@ -55,7 +52,10 @@ final as (
         daily.impressions,
         daily.clicks,
         daily.conversions,
-        daily.events
+        daily.events,
+        coalesce(accounts.account_name, 'unknown') as account_name,
+        coalesce(accounts.industry, 'unknown') as industry,
+        coalesce(accounts.agency_name, 'unknown') as agency_name
     from daily
     left join accounts
         on daily.account_id = accounts.account_id

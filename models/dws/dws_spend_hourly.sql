@@ -15,11 +15,12 @@
 
 with
 
-changes as (
+signed_changes as (
 
     select *
     from {{ lake_signed_changes(ref('dwd_billing_events'),
-        ['event_date', 'event_hour', 'account_id', 'media_id', 'event_type', 'cost_micros']) }} as changes
+        ['event_date', 'event_hour', 'account_id', 'media_id', 'event_type', 'cost_micros'])
+    }} as signed_changes
 
 ),
 
@@ -35,12 +36,22 @@ deltas as (
         sum(case when event_type = 'click' then _sign else 0 end) as clicks,
         sum(case when event_type = 'conversion' then _sign else 0 end) as conversions,
         sum(_sign) as events
-    from changes
+    from signed_changes
     group by event_date, event_hour, account_id, media_id
 
 ),
 
-{% if is_incremental() %}
+stored as (
+
+    {#- The rows the deltas add to: this table's, or none on a full build. #}
+    {%- if is_incremental() %}
+        select * from {{ this }}
+    {%- else %}
+        select * from deltas
+        where false
+    {%- endif %}
+
+),
 
 final as (
 
@@ -55,22 +66,13 @@ final as (
         coalesce(stored.conversions, 0) + deltas.conversions as conversions,
         coalesce(stored.events, 0) + deltas.events as events
     from deltas
-    left join {{ this }} as stored
-        on deltas.event_date = stored.event_date
-        and deltas.event_hour = stored.event_hour
-        and deltas.account_id = stored.account_id
-        and deltas.media_id = stored.media_id
+    left join stored
+        on
+            deltas.event_date = stored.event_date
+            and deltas.event_hour = stored.event_hour
+            and deltas.account_id = stored.account_id
+            and deltas.media_id = stored.media_id
 
 )
-
-{% else %}
-
-final as (
-
-    select * from deltas
-
-)
-
-{% endif %}
 
 select * from final

@@ -19,7 +19,7 @@ parsed as (
             landed.raw_line,
             'op string, account_id bigint, account_name string, agency_id bigint, '
             || 'agency_name string, industry string, change_time string, change_seq bigint'
-        ) as change
+        ) as account_change
     from landed
 
 ),
@@ -27,16 +27,16 @@ parsed as (
 final as (
 
     select
-        parsed.change.op,
-        parsed.change.account_id,
-        parsed.change.account_name,
-        parsed.change.agency_id,
-        parsed.change.agency_name,
-        parsed.change.industry,
-        to_timestamp(parsed.change.change_time) as change_time,
-        parsed.change.change_seq,
         parsed.source_file,
         parsed.landed_batch,
+        parsed.account_change.op,
+        parsed.account_change.account_id,
+        parsed.account_change.account_name,
+        parsed.account_change.agency_id,
+        parsed.account_change.agency_name,
+        parsed.account_change.industry,
+        parsed.account_change.change_seq,
+        to_timestamp(parsed.account_change.change_time) as change_time,
         current_timestamp() as ingested_at
     from parsed
 

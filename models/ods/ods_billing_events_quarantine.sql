@@ -6,7 +6,7 @@ with
 
 raw_lines as (
 
-    select * from {{ lake_changes(ref('ods_billing_events_raw')) }} as changes
+    select * from {{ lake_changes(ref('ods_billing_events_raw')) }} as upstream_changes
 
 ),
 

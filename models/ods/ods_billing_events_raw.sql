@@ -60,12 +60,21 @@ final as (
         case
             when parsed.json_keys is null then 'broken_json'
             when size(array_except(
-                array('{{ required | join("', '") }}'), parsed.json_keys
+                array(
+                    {%- for key in required %}
+                        '{{ key }}'{{ ',' if not loop.last }}
+                    {%- endfor %}
+                ),
+                parsed.json_keys
             )) > 0 then 'missing_key'
             {%- for key in required %}
                 when parsed.event.{{ key }} is null then 'bad_value'
             {%- endfor %}
             when to_timestamp(parsed.event.event_time) is null then 'bad_value'
+            when parsed.event.event_type not in ('impression', 'click', 'conversion')
+                then 'bad_value'
+            when parsed.event.billing_type not in ('CPC', 'CPM', 'oCPM')
+                then 'bad_value'
             when parsed.event.cost_micros < 0 then 'negative_cost'
             when known_accounts.account_id is null then 'unknown_account'
         end as quarantine_reason,

@@ -191,10 +191,18 @@ CDC_LOG = """
 """
 
 
+# Deltas, logged: sum(_sign * cost) over the log is the upstream's total cost.
+CDC_DELTAS = """
+    {{ config(materialized='incremental', incremental_strategy='append') }}
+    select _sign, id, cost from {{ lake_signed_changes(ref('upstream'), ['id', 'cost']) }} as changes
+"""
+
+
 @pytest.mark.parametrize("on_gap", ["full", "fail"])
 def test_cdc_read_of_changes_the_cleaner_removed_is_never_a_silent_gap(project, on_gap, capsys):
     cow_upstream(project, extra_columns=", date_add(date'2026-11-20', id) as day")
     project.model("cdc_log", CDC_LOG)
+    project.model("cdc_deltas", CDC_DELTAS)
 
     def cdc_rows():
         return sorted((r.op, r.id, r.version, str(r.day)) for r in project.rows("select * from {schema}.cdc_log"))
@@ -202,23 +210,31 @@ def test_cdc_read_of_changes_the_cleaner_removed_is_never_a_silent_gap(project, 
     def changes(op, batch):
         return [(op, i, batch, f"2026-11-2{i}") for i in (1, 2, 3)]
 
-    def read(expect_ok=True):
-        return project.dbt("run", "--select", "cdc_log", "--vars", json.dumps({"batch": 0, "on_gap": on_gap}),
+    def read(model, expect_ok=True):
+        return project.dbt("run", "--select", *model.split(), "--vars", json.dumps({"batch": 0, "on_gap": on_gap}),
                            expect_ok=expect_ok)
 
+    def delta_total():
+        return project.scalar("select sum(_sign * cost) from {schema}.cdc_deltas")
+
     land_cleaning(project, 1, **CDC_OPTIONS)
-    read()  # the first read: the snapshot, as inserts
+    read("cdc_log cdc_deltas")  # the first read: the snapshot, as inserts
     land_cleaning(project, 2, **CDC_OPTIONS)
-    read()  # the cleaner kept what this range needs: an incremental cdc read
+    read("cdc_log cdc_deltas")  # the cleaner kept what this range needs: an incremental cdc read
     assert cdc_rows() == sorted(changes("i", 1) + changes("u", 2))
+    assert delta_total() == sum(i * 10 + 2 for i in (1, 2, 3))
     land_cleaning(project, 3, **CDC_OPTIONS)
     land_cleaning(project, 4, **CDC_OPTIONS)  # this clean removes batch 3's files
+
+    # Deltas never fall back to a full read, whatever on_gap says: it would count twice.
+    message = " ".join(failures(read("cdc_deltas", expect_ok=False)))
+    assert "cleaner" in message and "--full-refresh" in message
     if on_gap == "fail":
-        message = " ".join(failures(read(expect_ok=False)))
+        message = " ".join(failures(read("cdc_log", expect_ok=False)))
         assert "cleaner" in message and "--full-refresh" in message
         assert cdc_rows() == sorted(changes("i", 1) + changes("u", 2))
         return
-    read()
+    read("cdc_log")
     assert "cleaner has removed" in capsys.readouterr().out
     # Not a silent gap: every current record arrives again, as an insert.
     assert cdc_rows() == sorted(changes("i", 1) + changes("u", 2) + changes("i", 4))

@@ -134,10 +134,19 @@ class LakehouseAdapter(SparkAdapter):
             columns = [(c.name, c.data_type) for c in self.get_columns_in_relation(upstream)
                        if not c.name.startswith("_hoodie_")]
         timeline = self._timeline(upstream_name, with_cleans=mode == "cdc")
+        # Deltas of a full read, added to stored rows that already count them,
+        # would count them twice: a signed read never falls back to a full one.
+        on_gap = "fail" if signed else on_gap
         read = commit_reads.plan_read(upstream_name, mode, consumed, timeline, on_gap, name, columns)
         if incremental and consumed is None:
-            read = dataclasses.replace(
-                read, note=f"Model '{name}' has no recorded position for {upstream_name}: reading it in full.")
+            note = f"Model '{name}' has no recorded position for {upstream_name}"
+            if signed:
+                raise CompilationError(
+                    f"{note}, and lake_signed_changes cannot read it in full on an incremental run "
+                    f"(the deltas would be added to rows that already count them). "
+                    f"Rebuild with `dbt run --full-refresh --select {name}`."
+                )
+            read = dataclasses.replace(read, note=f"{note}: reading it in full.")
         reads = self._change_reads.setdefault(model["unique_id"], {})
         slot = (upstream_name, mode)
         number = list(reads).index(slot) + 1 if slot in reads else len(reads) + 1

@@ -80,15 +80,17 @@
         select d.k, coalesce(t.spend, 0) + d.spend as spend ...
         from deltas as d left join {{ this }} as t on ...
 
-    The first run and --full-refresh read the snapshot, all +1. Groups whose
-    changes cancel out keep a row of zeros (a delete_condition is refused: its
-    second commit could make a rerun apply the deltas twice). Needs
-    hoodie.table.cdc.enabled=true upstream. For other measures (min, max,
-    distinct counts) recompute the touched groups with lake_changed_keys. -#}
-{% macro lake_signed_changes(upstream, columns, on_gap='full') -%}
+    The first run and --full-refresh read the snapshot, all +1. A gap (the
+    consumed instant archived, or its files cleaned) is always an error that
+    says to --full-refresh: deltas of a full read would count twice. Groups
+    whose changes cancel out keep a row of zeros (a delete_condition is
+    refused: its second commit could make a rerun apply the deltas twice).
+    Needs hoodie.table.cdc.enabled=true upstream. For other measures (min,
+    max, distinct counts) recompute the touched groups with lake_changed_keys. -#}
+{% macro lake_signed_changes(upstream, columns) -%}
   {%- if not execute -%}
     {{ return(upstream) }}
   {%- endif -%}
-  {%- set read = lakehouse_plan_change_read(upstream, 'cdc', on_gap, signed=true) -%}
+  {%- set read = lakehouse_plan_change_read(upstream, 'cdc', 'fail', signed=true) -%}
   {{ return(adapter.signed_changes_sql(read, columns, upstream)) }}
 {%- endmacro %}
