@@ -49,12 +49,14 @@ def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> Dict[str, str]:
         "spark.hadoop.javax.jdo.option.ConnectionURL": (
             f"jdbc:derby:;databaseName={lake_dir / 'metastore_db'};create=true"
         ),
-        # The jol/attach flags: Hudi's object sizing otherwise warns on every start.
+        # The jol flags: Hudi sizes objects with jol, which would otherwise try to
+        # attach an agent to this very JVM; when that self-attach misfires the
+        # JVM prints a full thread dump to the console.
         "spark.driver.extraJavaOptions": " ".join(
             [
                 f"-Dderby.system.home={lake_dir}",
                 f"-Dlog4j2.configurationFile={LOG4J_CONFIG.as_uri()}",
-                "-Djdk.attach.allowAttachSelf=true",
+                "-Djol.skipDynamicAttach=true",
                 "-Djol.skipHotspotSAAttach=true",
             ]
         ),

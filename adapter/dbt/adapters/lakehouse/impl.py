@@ -97,6 +97,10 @@ class LakehouseAdapter(SparkAdapter):
             retained_from = max(floors, default=None)
         return commit_reads.Timeline(commits, retained_from)
 
+    def _has_rows(self, relation: BaseRelation) -> bool:
+        _, rows = self.execute(f"select 1 from {relation} limit 1", fetch=True)
+        return len(rows) > 0
+
     def _consumed_position(self, table: str, upstream: str) -> Optional[str]:
         """The upstream instant recorded by this table's latest write that recorded one."""
         key = commit_reads.position_key(upstream)
@@ -140,7 +144,9 @@ class LakehouseAdapter(SparkAdapter):
         read = commit_reads.plan_read(upstream_name, mode, consumed, timeline, on_gap, name, columns)
         if incremental and consumed is None:
             note = f"Model '{name}' has no recorded position for {upstream_name}"
-            if signed:
+            # (An empty table, e.g. first built while the upstream had no
+            # commit, has nothing a full read could count twice.)
+            if signed and self._has_rows(this):
                 raise CompilationError(
                     f"{note}, and lake_signed_changes cannot read it in full on an incremental run "
                     f"(the deltas would be added to rows that already count them). "
