@@ -1,7 +1,10 @@
 {#- The advertiser account dimension, current state: the account CDC applied
-    in change_seq order (the precombine key, so a change that lands late or
-    twice never undoes a newer one), deletes removed (op = 'D'). Reads only the
-    ODS changes committed since its last run. -#}
+    in change_seq order, deletes removed (op = 'D'). Reads only the ODS changes
+    committed since its last run, and applies a change only if no newer one
+    for the account has landed: change_seq is also the precombine key, but
+    once a delete has removed an account's row there is nothing left to
+    compare with, and a stale change landing after the delete would bring the
+    account back. -#}
 
 {{ config(
     unique_key='account_id',
@@ -18,18 +21,32 @@ new_changes as (
 
 ),
 
-final as (
+latest_landed as (
 
     select
         account_id,
-        account_name,
-        agency_id,
-        agency_name,
-        industry,
-        op,
-        change_seq,
-        change_time
+        max(change_seq) as change_seq
+    from {{ ref('ods_account_changes') }}
+    group by account_id
+
+),
+
+final as (
+
+    select
+        new_changes.account_id,
+        new_changes.account_name,
+        new_changes.agency_id,
+        new_changes.agency_name,
+        new_changes.industry,
+        new_changes.op,
+        new_changes.change_seq,
+        new_changes.change_time
     from new_changes
+    inner join latest_landed
+        on
+            new_changes.account_id = latest_landed.account_id
+            and new_changes.change_seq = latest_landed.change_seq
 
 )
 
