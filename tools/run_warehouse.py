@@ -9,8 +9,8 @@ commit of each Hudi table, and the warehouse's totals against the generator's
 own (its truth.json).
 
 The lake persists in .lake/ (`make clean` removes it). Run it again and the
-batches are already landed: only the last build runs, it ingests nothing a
-second time and writes no commit, and its data tests check the warehouse.
+batches are already landed: only the last build runs; its incremental models
+read nothing new and write no commit, and its data tests check the warehouse.
 
     python tools/run_warehouse.py [--batches 4] [--events 20000] [--seed 7]
 """
