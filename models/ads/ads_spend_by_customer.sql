@@ -23,7 +23,7 @@ final as (
         sum(impressions) as impressions,
         sum(clicks) as clicks,
         sum(conversions) as conversions,
-        cast(sum(spend_micros) as decimal(20, 0)) / 1000000 as spend
+        cast(cast(sum(spend_micros) as decimal(20, 0)) / 1000000 as decimal(18, 2)) as spend
     from daily
     group by event_date, account_id, account_name, agency_name, industry
 

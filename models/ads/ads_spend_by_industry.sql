@@ -20,7 +20,7 @@ final as (
         sum(clicks) as clicks,
         sum(conversions) as conversions,
         count(distinct account_id) as active_accounts,
-        cast(sum(spend_micros) as decimal(20, 0)) / 1000000 as spend
+        cast(cast(sum(spend_micros) as decimal(20, 0)) / 1000000 as decimal(18, 2)) as spend
     from daily
     group by event_date, industry
 
