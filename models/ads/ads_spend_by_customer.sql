@@ -19,11 +19,11 @@ final as (
         account_name,
         agency_name,
         industry,
+        cast(cast(sum(spend_micros) as decimal(20, 0)) / 1000000 as decimal(18, 2)) as spend,
         sum(spend_micros) as spend_micros,
         sum(impressions) as impressions,
         sum(clicks) as clicks,
-        sum(conversions) as conversions,
-        cast(cast(sum(spend_micros) as decimal(20, 0)) / 1000000 as decimal(18, 2)) as spend
+        sum(conversions) as conversions
     from daily
     group by event_date, account_id, account_name, agency_name, industry
 

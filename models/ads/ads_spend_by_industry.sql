@@ -15,12 +15,12 @@ final as (
     select
         event_date,
         industry,
+        cast(cast(sum(spend_micros) as decimal(20, 0)) / 1000000 as decimal(18, 2)) as spend,
         sum(spend_micros) as spend_micros,
         sum(impressions) as impressions,
         sum(clicks) as clicks,
         sum(conversions) as conversions,
-        count(distinct account_id) as active_accounts,
-        cast(cast(sum(spend_micros) as decimal(20, 0)) / 1000000 as decimal(18, 2)) as spend
+        count(distinct account_id) as active_accounts
     from daily
     group by event_date, industry
 
