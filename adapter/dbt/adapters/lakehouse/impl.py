@@ -176,13 +176,16 @@ class LakehouseAdapter(SparkAdapter):
             settings[commit_reads.position_key(read.upstream)] = read.end
         return settings
 
-    def _column_types(self, upstream: BaseRelation) -> Dict[str, str]:
-        return {c.name.lower(): c.data_type for c in self.get_columns_in_relation(upstream)}
+    # A cdc read already carries the upstream's columns (planning described
+    # them), so these need no second look at the upstream.
+    @staticmethod
+    def _column_types(read: ChangeRead) -> Dict[str, str]:
+        return {name.lower(): data_type for name, data_type in read.columns}
 
     @available
-    def changed_keys_sql(self, read: ChangeRead, keys: List[str], upstream: BaseRelation) -> str:
-        return commit_reads.changed_keys_sql(read, keys, self._column_types(upstream))
+    def changed_keys_sql(self, read: ChangeRead, keys: List[str]) -> str:
+        return commit_reads.changed_keys_sql(read, keys, self._column_types(read))
 
     @available
-    def signed_changes_sql(self, read: ChangeRead, columns: List[str], upstream: BaseRelation) -> str:
-        return commit_reads.signed_changes_sql(read, columns, self._column_types(upstream), "lake_signed_changes")
+    def signed_changes_sql(self, read: ChangeRead, columns: List[str]) -> str:
+        return commit_reads.signed_changes_sql(read, columns, self._column_types(read), "lake_signed_changes")

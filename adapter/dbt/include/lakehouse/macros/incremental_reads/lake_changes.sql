@@ -66,7 +66,7 @@
     {{ return(upstream) }}
   {%- endif -%}
   {%- set read = lakehouse_plan_change_read(upstream, 'cdc', on_gap) -%}
-  {{ return(adapter.changed_keys_sql(read, keys, upstream)) }}
+  {{ return(adapter.changed_keys_sql(read, keys)) }}
 {%- endmacro %}
 
 
@@ -92,5 +92,5 @@
     {{ return(upstream) }}
   {%- endif -%}
   {%- set read = lakehouse_plan_change_read(upstream, 'cdc', 'fail', signed=true) -%}
-  {{ return(adapter.signed_changes_sql(read, columns, upstream)) }}
+  {{ return(adapter.signed_changes_sql(read, columns)) }}
 {%- endmacro %}
