@@ -9,9 +9,9 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from dbt.adapters.base.meta import available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
-from dbt_common.exceptions import CompilationError
+from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.lakehouse import commit_reads
+from dbt.adapters.lakehouse import commit_reads, recovery
 from dbt.adapters.lakehouse.commit_reads import ChangeRead
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig
@@ -46,6 +46,7 @@ class LakehouseAdapter(SparkAdapter):
         # Ranges each model's lake_changes() planned at compile time, for its
         # materialization to log and to record with its write.
         self._change_reads: Dict[str, Dict[str, ChangeRead]] = {}
+        self._schema_locations: Dict[str, str] = {}
 
     @classmethod
     def type(cls) -> str:
@@ -60,21 +61,74 @@ class LakehouseAdapter(SparkAdapter):
         return HudiTableConfig.from_model_config(model["name"], model.get("config", {}))
 
     @available
-    def hudi_table_settings(self, relation: BaseRelation) -> Tuple[Dict[str, str], List[str]]:
-        """(catalog table properties, partition columns) of an existing table."""
+    def hudi_table_settings(self, relation: BaseRelation) -> Tuple[Dict[str, str], List[str], str]:
+        """(catalog table properties, partition columns, location) of an existing table."""
         _, props = self.execute(f"show tblproperties {relation}", fetch=True)
         _, described = self.execute(f"describe table extended {relation}", fetch=True)
         partitions: List[str] = []
+        location = ""
         in_partitions = False
         for row in described:
             name = (row[0] or "").strip()
             if name == "# Partition Information":
                 in_partitions = True
             elif in_partitions and (not name or name.startswith("# Detailed")):
-                break
+                in_partitions = False
             elif in_partitions and not name.startswith("#"):
                 partitions.append(name)
-        return {row[0]: row[1] for row in props}, partitions
+            elif name == "Location":
+                location = row[1]
+        return {row[0]: row[1] for row in props}, partitions, location
+
+    # --- recovery from a writer that died -------------------------------------
+
+    @available
+    def recover_metadata_table(self, relation: BaseRelation, location: str) -> Optional[str]:
+        """Drop the table's metadata table if a dead writer left a compaction of
+        it pending, and say why; the next write rebuilds it from the files.
+
+        Hudi 1.2 does not recover such a compaction before the next write's
+        metadata update lands in the half-compacted file slices: that write
+        fails (ArrayIndexOutOfBounds in HoodieMetadataPayload, or, while the
+        dead writer's heartbeat lasts, a HoodieLockException), and so would
+        every run until someone intervenes. The metadata table holds only
+        derived data (file listings, column statistics), so rebuilding it loses
+        nothing. Writes to one table are serial within a run, so a pending
+        compaction seen here was left by a process that is gone."""
+        pending = recovery.pending_metadata_compactions(self._metadata_timeline(location))
+        if not pending:
+            return None
+        self.execute(f"call delete_metadata_table(table => '{relation.schema}.{relation.identifier}')")
+        return (
+            f"{relation}: its metadata table had compaction {', '.join(pending)} left pending by a "
+            "writer that died; the metadata table was dropped and this write rebuilds it."
+        )
+
+    def _metadata_timeline(self, location: str) -> List[Any]:
+        path = recovery.metadata_table_path(location)
+        try:
+            _, rows = self.execute(f"call show_timeline(path => '{path}', limit => 50)", fetch=True)
+        except DbtRuntimeError as exc:
+            if recovery.is_missing_table(str(exc)):
+                return []  # no metadata table (disabled, or being rebuilt)
+            raise
+        return list(rows)
+
+    # --- scratch tables ----------------------------------------------------------
+
+    @available
+    def scratch_location(self, relation: BaseRelation) -> str:
+        """Where a managed table of this name would live: a scratch table is
+        written there in overwrite mode, so files a killed run left behind are
+        replaced instead of blocking every later run (LOCATION_ALREADY_EXISTS)."""
+        schema = relation.schema
+        if schema not in self._schema_locations:
+            _, rows = self.execute(f"describe schema extended {schema}", fetch=True)
+            found = [row[1] for row in rows if row[0] == "Location"]
+            if not found:
+                raise DbtRuntimeError(f"Spark reports no location for schema {schema}.")
+            self._schema_locations[schema] = found[0].rstrip("/")
+        return f"{self._schema_locations[schema]}/{relation.identifier.lower()}"
 
     # --- incremental commit reads ---------------------------------------------
 

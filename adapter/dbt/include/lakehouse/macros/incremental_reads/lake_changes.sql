@@ -38,8 +38,7 @@
 {% macro lakehouse_stage_change_reads() -%}
   {%- for read in adapter.change_reads(model) -%}
     {%- if read.staged_as -%}
-      {%- do run_query('drop table if exists ' ~ read.staged_as) -%}
-      {%- do run_query('create table ' ~ read.staged_as ~ ' using parquet as select * from ' ~ read.source_sql() ~ ' as changes') -%}
+      {%- do lakehouse_create_scratch_table(lakehouse_scratch_relation(read), 'select * from ' ~ read.source_sql() ~ ' as changes') -%}
     {%- endif -%}
     {%- set rows = 0 if read.is_empty else run_query('select count(*) from ' ~ read.sql() ~ ' as changes').rows[0][0] -%}
     {{ log(model.name ~ ": read " ~ read.describe() ~ ": " ~ rows ~ " rows", info=true) }}
@@ -49,8 +48,14 @@
 
 {% macro lakehouse_drop_change_reads() -%}
   {%- for read in adapter.change_reads(model) if read.staged_as -%}
-    {%- do run_query('drop table if exists ' ~ read.staged_as) -%}
+    {%- do lakehouse_drop_scratch_table(lakehouse_scratch_relation(read)) -%}
   {%- endfor -%}
+{%- endmacro %}
+
+
+{% macro lakehouse_scratch_relation(read) -%}
+  {%- set schema, identifier = read.staged_as.split('.') -%}
+  {{ return(this.incorporate(path={'schema': schema, 'identifier': identifier}, type='table')) }}
 {%- endmacro %}
 
 

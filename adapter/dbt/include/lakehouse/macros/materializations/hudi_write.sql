@@ -17,13 +17,9 @@
   {%- set existing_relation = load_relation(this) -%}
   {%- set temp_relation = this.incorporate(path={'identifier': this.identifier ~ '__lakehouse_batch'}, type='table') -%}
 
-  {#- A batch left by a run that died is stale: its run wrote nothing. -#}
-  {%- do adapter.drop_relation(temp_relation) -%}
   {%- do lakehouse_stage_change_reads() -%}
-  {%- call statement('stage_batch') -%}
-    create table {{ temp_relation }} using parquet as
-    {{ compiled_code }}
-  {%- endcall -%}
+  {#- (A batch left by a run that died is stale, its run wrote nothing: it is replaced.) -#}
+  {%- do lakehouse_create_scratch_table(temp_relation, compiled_code) -%}
   {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
 
@@ -38,8 +34,12 @@
     {#- The first load of a keyed table upserts (dedup by key); a keyless one appends. -#}
     {%- set strategy = 'upsert' if lake.record_key else 'append' -%}
   {%- else -%}
-    {%- set table_props, partition_columns = adapter.hudi_table_settings(existing_relation) -%}
+    {%- set table_props, partition_columns, location = adapter.hudi_table_settings(existing_relation) -%}
     {%- do lake.check_against_table(table_props, partition_columns) -%}
+    {%- set recovered = adapter.recover_metadata_table(existing_relation, location) -%}
+    {%- if recovered -%}
+      {{ exceptions.warn(recovered) }}
+    {%- endif -%}
     {%- do lakehouse_update_table_properties(target_relation, lake.changed_properties(table_props)) -%}
     {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
     {%- do process_schema_changes(on_schema_change, temp_relation, existing_relation) -%}
@@ -80,7 +80,7 @@
     {%- endif -%}
     {%- do lakehouse_clear_write_settings() -%}
   {%- endif -%}
-  {%- do adapter.drop_relation(temp_relation) -%}
+  {%- do lakehouse_drop_scratch_table(temp_relation) -%}
   {%- do lakehouse_drop_change_reads() -%}
   {{ return(target_relation) }}
 {%- endmacro %}

@@ -1,0 +1,33 @@
+"""What a writer killed mid-way leaves on a Hudi table that the next run must clear.
+
+Hudi rolls back a dead writer's own commits by itself on the next write. One
+thing it does not recover in 1.2 is a compaction of the table's metadata table
+(`.hoodie/metadata`, itself a merge-on-read Hudi table) that was running when
+the writer died: see `LakehouseAdapter.recover_metadata_table`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, List
+
+# Metadata-table services that rewrite file slices in place.
+COMPACTIONS = ("compaction", "logcompaction")
+
+
+def metadata_table_path(location: str) -> str:
+    return location.rstrip("/") + "/.hoodie/metadata"
+
+
+def pending_metadata_compactions(timeline: Iterable[Any]) -> List[str]:
+    """Instants of compactions on the metadata table's timeline (rows of
+    `CALL show_timeline`) that were requested or started but never completed."""
+    return sorted(
+        str(row["instant_time"])
+        for row in timeline
+        if row["action"] in COMPACTIONS and str(row["state"]).upper() != "COMPLETED"
+    )
+
+
+def is_missing_table(message: str) -> bool:
+    """Hudi's answer for a path that holds no Hudi table."""
+    return "Hoodie table not found" in message or "TableNotFoundException" in message
