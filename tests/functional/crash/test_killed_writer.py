@@ -19,7 +19,7 @@ from typing import Callable, List
 
 import pytest
 
-from tests.functional.conftest import DbtProject, completed_instants, hudi_jar
+from tests.functional.conftest import DbtProject, completed_instants
 
 HELPER = Path(__file__).with_name("dbt_batches.py")
 IDS = 200
@@ -40,11 +40,11 @@ EVENTS = """
 class ChildRun:
     """dbt_batches.py in a process group of its own, with its output in a file."""
 
-    def __init__(self, project: DbtProject, first: int, last: int, *extra: str) -> None:
+    def __init__(self, project: DbtProject, first: int, last: int, *options: str) -> None:
         self.log = project.root / f"run_{first}_{last}.log"
         with self.log.open("w") as out:
             self.process = subprocess.Popen(
-                [sys.executable, str(HELPER), str(project.root), str(first), str(last), *extra],
+                [sys.executable, str(HELPER), str(project.root), str(first), str(last), *options],
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
             )
 
@@ -84,23 +84,13 @@ def own_lake_project(tmp_path) -> DbtProject:
     return project
 
 
-def child_query(project: DbtProject, sql: str) -> tuple:
-    """The first row of `sql`, run in a child process: this test process's
-    Spark holds the shared test lake's metastore, not this project's."""
-    script = (
-        "from dbt.adapters.lakehouse import embedded_session as e\n"
-        f"s = e.root_session({str(project.lake_dir)!r}, {str(hudi_jar())!r}, 'local[1]', {{}})\n"
-        f"print('ROW', *s.sql({sql!r}).collect()[0])\n"
-    )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=project.root)
-    line = [row for row in out.stdout.splitlines() if row.startswith("ROW")]
-    assert line, out.stdout + out.stderr
-    return tuple(None if v == "None" else int(v) for v in line[0].split()[1:])
+VALUES = "select count(*), sum(value), max(batch) from crash.events"
 
 
-def table_values(project: DbtProject) -> tuple:
-    """(rows, sum of value, latest batch) of the table."""
-    return child_query(project, "select count(*), sum(value), max(batch) from crash.events")
+def query_rows(run: "ChildRun") -> List[tuple]:
+    """The rows the child printed for its --query arguments, in order."""
+    rows = [line.split()[1:] for line in run.output().splitlines() if line.startswith("ROW ")]
+    return [tuple(None if v == "None" else int(v) for v in row) for row in rows]
 
 
 def expected(batch: int):
@@ -112,16 +102,15 @@ def test_run_killed_while_staging_its_batch_does_not_wedge_the_next(own_lake_pro
     table in the catalog; a managed CREATE at that place then failed for good."""
     project = own_lake_project
     scratch = project.table_dir("events__lakehouse_batch")
-    run = ChildRun(project, 1, 1, "pause_ms=150")
+    run = ChildRun(project, 1, 1, "--var", "pause_ms=150")
     run.kill_when(lambda: scratch.is_dir())
     assert scratch.is_dir()  # what wedged the lake: a folder with no table
 
-    rerun = ChildRun(project, 1, 2)
+    # The scratch folder is emptied after each write: no batch stays on disk.
+    rerun = ChildRun(project, 1, 2, "--query", VALUES, "--query", f"select count(*) from parquet.`{scratch}`")
     assert rerun.finish() == 0, rerun.output()
     assert rerun.batches_done() == [1, 2]
-    assert table_values(project) == expected(2)
-    # The scratch folder is emptied after each write: no batch stays on disk.
-    assert child_query(project, f"select count(*) from parquet.`{scratch}`") == (0,)
+    assert query_rows(rerun) == [expected(2), (0,)]
 
 
 PLANNED_COMPACTION = re.compile(r"^(\d+)\.compaction\.(requested|inflight)$")
@@ -144,9 +133,9 @@ def test_run_started_at_once_after_a_kill_during_compaction_completes(own_lake_p
     killed_in = max(run.batches_done(), default=0) + 1
 
     # At once, while the dead writer's heartbeat is still fresh.
-    rerun = ChildRun(project, killed_in, killed_in + 1)
+    rerun = ChildRun(project, killed_in, killed_in + 1, "--query", VALUES)
     assert rerun.finish() == 0, rerun.output()
-    assert table_values(project) == expected(killed_in + 1)
+    assert query_rows(rerun) == [expected(killed_in + 1)]
     assert not pending_compactions(hoodie / "metadata" / ".hoodie" / "timeline")
     if service == "metadata_compaction":
         assert "left pending by a writer that died" in rerun.output()

@@ -46,3 +46,21 @@ def test_cow_is_the_default_table_type(project):
     assert props["hoodie.table.type"] == "COPY_ON_WRITE"
     assert "hoodie.table.ordering.fields" not in props
     assert [a for _, _, a in project.completed_instants("plain")] == ["commit"]
+
+
+def test_a_table_without_metadata_table_takes_incremental_writes(project):
+    """Before each write the adapter reads the metadata table's timeline (crash
+    recovery); a table whose metadata table is off has none, and that is fine."""
+    project.model(
+        "no_metadata",
+        """
+        {{ config(materialized='incremental', unique_key='id',
+                  hudi_options={'hoodie.metadata.enable': false}) }}
+        select id, {{ var('run') }} as v from (values (1), (2)) as t(id)
+        """,
+    )
+    project.dbt("run", "--vars", "{run: 1}")
+    project.dbt("run", "--vars", "{run: 5}")
+    assert not (project.table_dir("no_metadata") / ".hoodie" / "metadata").exists()
+    assert project.scalar("select sum(v) from {schema}.no_metadata") == 10
+    assert [a for _, _, a in project.completed_instants("no_metadata")] == ["commit", "commit"]

@@ -76,3 +76,19 @@ def test_empty_batch_writes_no_commit(project):
     project.dbt("run")
     project.dbt("run")
     assert len(project.completed_instants("facts")) == 1
+
+
+def test_table_model_ignores_an_incremental_strategy_set_for_the_whole_project(project):
+    """`+incremental_strategy: merge` project-wide must not stop a keyless table
+    model (merge needs a unique_key, a table rebuild does not)."""
+    project.write("dbt_project.yml", project.root.joinpath("dbt_project.yml").read_text()
+                  + "models:\n  lake_test:\n    +incremental_strategy: merge\n")
+    project.model("totals", """
+        {{ config(materialized='table') }}
+        select * from (values ('a', 1), ('a', 2), ('b', 3)) as t(k, n)
+    """)
+    project.dbt("run")
+    project.dbt("run")
+    # Rebuilt, not merged or appended: the rows once, duplicates of k kept.
+    assert project.scalar("select count(*) from {schema}.totals") == 3
+    assert project.scalar("select sum(n) from {schema}.totals") == 6

@@ -11,8 +11,14 @@
 
 {% macro lakehouse_write_hudi_model(rebuild) -%}
   {%- set lake = adapter.hudi_config(model) -%}
-  {%- set strategy = config.get('incremental_strategy') or ('upsert' if lake.record_key else 'append') -%}
-  {%- do lake.check_strategy(strategy) -%}
+  {#- A `table` model is rebuilt whole: incremental-only configs set for a
+      whole folder or project (incremental_strategy) does not apply to it. -#}
+  {%- if model.config.materialized == 'incremental' -%}
+    {%- set strategy = config.get('incremental_strategy') or ('upsert' if lake.record_key else 'append') -%}
+    {%- do lake.check_strategy(strategy) -%}
+  {%- else -%}
+    {%- set strategy = 'upsert' if lake.record_key else 'append' -%}
+  {%- endif -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_relation(this) -%}
   {%- set temp_relation = this.incorporate(path={'identifier': this.identifier ~ '__lakehouse_batch'}, type='table') -%}
