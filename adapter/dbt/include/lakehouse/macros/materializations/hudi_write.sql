@@ -11,8 +11,8 @@
 
 {% macro lakehouse_write_hudi_model(rebuild) -%}
   {%- set lake = adapter.hudi_config(model) -%}
-  {#- A `table` model is rebuilt whole: incremental-only configs set for a
-      whole folder or project (incremental_strategy) does not apply to it. -#}
+  {#- A `table` model is rebuilt whole: an incremental_strategy set for its
+      folder or the whole project does not apply to it. -#}
   {%- if model.config.materialized == 'incremental' -%}
     {%- set strategy = config.get('incremental_strategy') or ('upsert' if lake.record_key else 'append') -%}
     {%- do lake.check_strategy(strategy) -%}

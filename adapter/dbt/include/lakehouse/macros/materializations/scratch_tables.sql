@@ -22,8 +22,8 @@
   {%- endcall -%}
 {%- endmacro %}
 
-{#- Dropping an external table keeps its files: overwrite the folder with
-    nothing first, so a batch does not stay on disk until the next run. -#}
+{#- Dropping an external table keeps its files, so the folder is then
+    overwritten with nothing: a batch does not stay on disk until the next run. -#}
 {% macro lakehouse_drop_scratch_table(relation) -%}
   {%- call statement('drop_scratch', auto_begin=False) -%}
     drop table if exists {{ relation }}
