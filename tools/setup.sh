@@ -18,7 +18,6 @@ PYTHON=$(command -v python3.11 || command -v python3)
   || die "Python 3.11 is required (found $("$PYTHON" --version 2>&1))."
 command -v java >/dev/null 2>&1 || die "Java 17 is required (apt-get install openjdk-17-jdk-headless)."
 java -version 2>&1 | grep -qE 'version "17' || die "Java 17 is required (found: $(java -version 2>&1 | head -1))."
-command -v mvn >/dev/null 2>&1 || die "Maven is required to fetch the Hudi bundle (apt-get install maven)."
 
 # What the install depends on: re-install only when one of these changes.
 want=$(cat requirements.txt adapter/pyproject.toml | sha256sum | cut -d' ' -f1)
@@ -33,7 +32,11 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$want" ]; then
   echo "$want" > "$STAMP"
 fi
 
-# The Hudi bundle matching the installed pyspark, fetched once with mvn.
+# The Hudi bundle matching the installed pyspark, fetched once: copied from
+# ~/.m2 if Maven has it, else downloaded from Maven Central, checksum verified
+# (the adapter's own resolution; LAKEHOUSE_MAVEN_REPOSITORY points it at a mirror).
 "$VENV/bin/python" -c 'import sys; from pathlib import Path
-from dbt.adapters.lakehouse.hudi_bundle import fetch; fetch(Path(sys.argv[1]))' "$JARS"
+from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError, fetch
+try: fetch(Path(sys.argv[1]), notify=print)
+except HudiBundleError as exc: sys.exit(f"setup: {exc}")' "$JARS"
 echo "setup: ready ($("$VENV/bin/python" -c 'import pyspark, dbt.version as v; print("pyspark", pyspark.__version__, "dbt-core", v.__version__)'), $(ls $JARS))"

@@ -35,10 +35,20 @@ def test_bundle_matches_the_installed_pyspark():
 
 
 def test_missing_bundle_says_how_to_get_it(tmp_path, monkeypatch):
+    # An empty home: no ~/.m2 and no user cache to find a bundle in.
+    monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv(hudi_bundle.JAR_ENV_VAR, raising=False)
     try:
         hudi_bundle.locate(cache_dir=tmp_path)
     except hudi_bundle.HudiBundleError as exc:
-        assert "make setup" in str(exc) and hudi_bundle.JAR_ENV_VAR in str(exc)
+        assert "hudi_jar" in str(exc) and hudi_bundle.JAR_ENV_VAR in str(exc)
+        assert "make setup" not in str(exc)
     else:
         raise AssertionError("locate() found a bundle in an empty folder")
+
+
+def test_hudi_jar_is_a_profile_field():
+    creds = LakehouseCredentials.from_dict(
+        {"method": "session", "schema": "adlake", "hudi_jar": "/opt/jars/hudi.jar"}
+    )
+    assert creds.hudi_jar == "/opt/jars/hudi.jar"

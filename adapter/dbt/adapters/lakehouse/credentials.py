@@ -18,7 +18,8 @@ class LakehouseCredentials(SparkCredentials):
     host: Optional[str] = None
     # Where the embedded session keeps its warehouse and Derby metastore.
     lake_dir: str = ".lake"
-    # Path to the Hudi Spark bundle; found in the project's cache when unset.
+    # Path to the Hudi Spark bundle. When unset, LAKEHOUSE_HUDI_JAR, then the
+    # per-user jar cache and ~/.m2, then a one-time download (see hudi_bundle).
     hudi_jar: Optional[str] = None
     # Spark master of the embedded session.
     master: str = "local[*]"

@@ -81,21 +81,27 @@ def root_session(
     lake_dir: str, hudi_jar: Optional[str], master: str, spark_conf: Dict[str, str]
 ) -> Any:
     """The process-wide Spark session, started with Hudi on first use."""
+    # Refuse a pyspark no Hudi bundle exists for here, with a readable error,
+    # rather than as a class-loading stack trace from a JVM already started.
+    hudi_bundle.installed_bundle()
     with _start_lock:
         session = _active_session()
         if session is None:
             from pyspark.sql import SparkSession
 
+            # Found on this machine, or downloaded once into the per-user cache;
+            # see hudi_bundle for the order.
+            jar = hudi_bundle.resolve(hudi_jar, notify=logger.info)
             # Bind the driver to loopback: nothing here is meant for the network.
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
             lake = Path(lake_dir).resolve()
             lake.mkdir(parents=True, exist_ok=True)
-            conf = hudi_session_conf(lake, hudi_bundle.locate(hudi_jar), master)
+            conf = hudi_session_conf(lake, jar, master)
             conf.update(spark_conf)
             builder = SparkSession.builder
             for key, value in conf.items():
                 builder = builder.config(key, value)
-            logger.debug(f"Starting embedded Spark ({master}) with lake at {lake}")
+            logger.debug(f"Starting embedded Spark ({master}), lake {lake}, Hudi bundle {jar}")
             session = builder.enableHiveSupport().getOrCreate()
             session.sparkContext.setLogLevel("ERROR")
         _check_hudi_enabled(session)

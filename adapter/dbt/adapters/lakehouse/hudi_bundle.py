@@ -1,92 +1,360 @@
-"""Where the Apache Hudi Spark bundle comes from, and where it is cached.
+"""Which Apache Hudi Spark bundle the embedded session needs, and where it comes from.
 
 The bundle must match the Spark and Scala version of the installed pyspark, so
 its coordinates are derived from pyspark rather than written in several places.
-It is fetched from Maven Central with the machine's `mvn` and never committed.
+An installed adapter has no repository around it, so it finds the jar by itself,
+in this order (the first hit wins):
+
+1. `hudi_jar` in the profile;
+2. the `LAKEHOUSE_HUDI_JAR` environment variable;
+3. the per-user jar cache (`~/.cache/dbt-lakehouse/jars`, or `$XDG_CACHE_HOME`,
+   or `LAKEHOUSE_JAR_CACHE`);
+4. the local Maven repository (`~/.m2/repository/org/apache/hudi/...`);
+5. a download from Maven Central (or `LAKEHOUSE_MAVEN_REPOSITORY`) into the
+   per-user cache, so only the first run on a machine pays for it.
+
+A path given explicitly (1, 2) that is not a file is an error, not a reason to
+look elsewhere: silently running with a different jar than the one configured
+would hide the mistake.
+
+Why a direct HTTPS download rather than Spark's own `spark.jars.packages`
+(Ivy): it happens before the JVM starts, so a failure (offline, proxy, 404)
+becomes one readable dbt error instead of an Ivy stack trace; it goes through
+Python's TLS set-up, which honours the system CA bundle and HTTPS_PROXY that
+a corporate proxy needs, where the JVM's trust store often does not; we verify
+the published `.sha1` ourselves and publish the jar with an atomic rename, so
+two dbt processes starting at once, or a download killed half-way, never leave
+a truncated jar that a later run would trust; and Ivy would also resolve the
+bundle's POM dependency tree, which the shaded bundle does not need.
 """
 
 from __future__ import annotations
 
+import hashlib
+import http.client
 import os
 import re
 import shutil
-import subprocess
+import tempfile
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Callable, List, Optional, Tuple
 
 HUDI_VERSION = "1.2.0"
 GROUP_ID = "org.apache.hudi"
+# Spark major.minor versions this adapter runs on: Hudi HUDI_VERSION publishes a
+# bundle for each, and the adapter's macros are tested against it. pyspark 4.x
+# is Scala 2.13 and has no Hudi bundle at this version; older Spark lacks SQL
+# the macros rely on.
+SUPPORTED_SPARK = ("3.5",)
+SUPPORTED_RANGE = "pyspark>=3.5,<3.6"
 
-# Set to point the adapter at a bundle anywhere on disk (overrides the cache).
+# A bundle anywhere on disk (after the profile's `hudi_jar`).
 JAR_ENV_VAR = "LAKEHOUSE_HUDI_JAR"
-# Default cache, relative to the directory dbt runs in (the project root).
+# Moves the per-user jar cache.
+CACHE_ENV_VAR = "LAKEHOUSE_JAR_CACHE"
+# A Maven repository to download from instead of Maven Central (a mirror).
+REPOSITORY_ENV_VAR = "LAKEHOUSE_MAVEN_REPOSITORY"
+MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
+
+# The repository's own cache, relative to its root: tools/setup.sh fills it and
+# the repository's tools and tests read it. An installed adapter does not use it.
 DEFAULT_CACHE_DIR = Path(".cache") / "jars"
+
+# Seconds without a byte before a download is given up (not a total budget:
+# the bundle is ~80 MB and slow links are fine as long as bytes arrive).
+DOWNLOAD_TIMEOUT = 60
 
 
 class HudiBundleError(RuntimeError):
     """The Hudi bundle is missing or cannot be fetched."""
 
 
-def spark_and_scala_version() -> tuple[str, str]:
-    """(Spark major.minor, Scala binary version) of the installed pyspark."""
-    import pyspark
+class UnsupportedSparkError(HudiBundleError):
+    """The installed pyspark is one no Hudi bundle (or this adapter) supports."""
 
-    spark = ".".join(pyspark.__version__.split(".")[:2])
-    jars = Path(pyspark.__file__).parent / "jars"
-    for jar in jars.glob("scala-library-*.jar"):
+
+@dataclass(frozen=True)
+class Bundle:
+    """The Hudi Spark bundle for one Spark/Scala version."""
+
+    pyspark_version: str
+    spark: str  # major.minor
+    scala: str  # binary version, 2.12 or 2.13
+
+    @property
+    def artifact_id(self) -> str:
+        return f"hudi-spark{self.spark}-bundle_{self.scala}"
+
+    @property
+    def jar_name(self) -> str:
+        return f"{self.artifact_id}-{HUDI_VERSION}.jar"
+
+    @property
+    def coordinates(self) -> str:
+        return f"{GROUP_ID}:{self.artifact_id}:{HUDI_VERSION}"
+
+    @property
+    def repository_path(self) -> str:
+        """Where the jar sits inside any Maven-layout repository."""
+        group = GROUP_ID.replace(".", "/")
+        return f"{group}/{self.artifact_id}/{HUDI_VERSION}/{self.jar_name}"
+
+    def url(self, repository: str) -> str:
+        return f"{repository.rstrip('/')}/{self.repository_path}"
+
+
+# --- which bundle -------------------------------------------------------------
+
+
+def bundle_for(pyspark_version: str, scala: Optional[str] = None) -> Bundle:
+    """The bundle for a pyspark version; UnsupportedSparkError outside SUPPORTED_SPARK."""
+    match = re.match(r"(\d+)\.(\d+)", pyspark_version)
+    spark = f"{match.group(1)}.{match.group(2)}" if match else pyspark_version
+    if spark not in SUPPORTED_SPARK:
+        raise UnsupportedSparkError(
+            f"dbt-lakehouse found pyspark {pyspark_version} (Spark {spark}), but it runs "
+            f"only on Spark {', '.join(SUPPORTED_SPARK)} ({SUPPORTED_RANGE}): that is what "
+            f"Apache Hudi {HUDI_VERSION} publishes a Spark bundle for and what this adapter "
+            f"is tested on. Install a supported pyspark, e.g. `pip install '{SUPPORTED_RANGE}'`."
+        )
+    # pyspark 3.x wheels on PyPI are built for Scala 2.12.
+    return Bundle(pyspark_version, spark, scala or "2.12")
+
+
+def installed_bundle() -> Bundle:
+    """The bundle for the installed pyspark, checked before any JVM starts."""
+    try:
+        import pyspark
+    except ImportError as exc:
+        raise HudiBundleError(
+            "`method: session` runs Spark inside dbt and needs pyspark, which is not "
+            f"installed: `pip install '{SUPPORTED_RANGE}'` (or reinstall dbt-lakehouse)."
+        ) from exc
+    return bundle_for(pyspark.__version__, _scala_of(Path(pyspark.__file__).parent / "jars"))
+
+
+def _scala_of(jars_dir: Path) -> Optional[str]:
+    """Scala binary version of a Spark distribution, from its scala-library jar."""
+    for jar in jars_dir.glob("scala-library-*.jar"):
         match = re.match(r"scala-library-(\d+\.\d+)\.", jar.name)
         if match:
-            return spark, match.group(1)
-    # pyspark 3.x wheels are built for Scala 2.12, 4.x for 2.13.
-    return spark, "2.12" if spark.startswith("3.") else "2.13"
+            return match.group(1)
+    return None
+
+
+def spark_and_scala_version() -> Tuple[str, str]:
+    """(Spark major.minor, Scala binary version) of the installed pyspark."""
+    bundle = installed_bundle()
+    return bundle.spark, bundle.scala
 
 
 def artifact_id() -> str:
-    spark, scala = spark_and_scala_version()
-    return f"hudi-spark{spark}-bundle_{scala}"
+    return installed_bundle().artifact_id
 
 
 def jar_name() -> str:
-    return f"{artifact_id()}-{HUDI_VERSION}.jar"
+    return installed_bundle().jar_name
+
+
+# --- where to look --------------------------------------------------------------
+
+
+def user_cache_dir() -> Path:
+    """The per-user jar cache: LAKEHOUSE_JAR_CACHE, else the XDG cache folder."""
+    if os.environ.get(CACHE_ENV_VAR):
+        return Path(os.environ[CACHE_ENV_VAR]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "dbt-lakehouse" / "jars"
+
+
+def maven_local_repository() -> Path:
+    """Maven's default local repository (where `mvn dependency:get` puts jars)."""
+    return Path.home() / ".m2" / "repository"
+
+
+def repository_url(repository: Optional[str] = None) -> str:
+    return repository or os.environ.get(REPOSITORY_ENV_VAR) or MAVEN_CENTRAL
+
+
+def _explicit_jar(explicit: Optional[str]) -> Optional[Path]:
+    """The jar the profile or the env var names; an error if it is not a file."""
+    for source, value in (("`hudi_jar` in the profile", explicit),
+                          (JAR_ENV_VAR, os.environ.get(JAR_ENV_VAR))):
+        if not value:
+            continue
+        path = Path(value).expanduser()
+        if not path.is_file():
+            raise HudiBundleError(
+                f"{source} names the Hudi bundle {path}, which is not a file. "
+                "Fix the path, or remove the setting to let dbt-lakehouse find or "
+                "download the bundle itself."
+            )
+        return path.resolve()
+    return None
+
+
+def cached_locations(bundle: Bundle, cache_dir: Optional[Path] = None) -> List[Path]:
+    """Where a previously fetched bundle may already be, in the order looked at."""
+    return [
+        (cache_dir or user_cache_dir()) / bundle.jar_name,
+        maven_local_repository() / bundle.repository_path,
+    ]
 
 
 def locate(explicit: Optional[str] = None, cache_dir: Optional[Path] = None) -> Path:
-    """The bundle to put on spark.jars: explicit path, then env var, then cache."""
-    candidates = []
-    if explicit:
-        candidates.append(Path(explicit))
-    if os.environ.get(JAR_ENV_VAR):
-        candidates.append(Path(os.environ[JAR_ENV_VAR]))
-    candidates.append((cache_dir or DEFAULT_CACHE_DIR) / jar_name())
-    for path in candidates:
+    """The bundle already on this machine: explicit path, env var, cache, ~/.m2.
+
+    Never downloads; raises HudiBundleError when nothing is found.
+    """
+    found = _explicit_jar(explicit)
+    if found:
+        return found
+    bundle = installed_bundle()
+    for path in cached_locations(bundle, cache_dir):
         if path.is_file():
             return path.resolve()
-    tried = ", ".join(str(p) for p in candidates)
     raise HudiBundleError(
-        f"The Apache Hudi Spark bundle {jar_name()} was not found (looked at: {tried}). "
-        "Run `make setup` in the project (it fetches the bundle with mvn), or set "
-        f"`hudi_jar` in the profile or the {JAR_ENV_VAR} environment variable."
+        _missing_message(bundle, cached_locations(bundle, cache_dir), None, None, cache_dir)
     )
 
 
-def fetch(cache_dir: Path) -> Path:
-    """Download the bundle with Maven into cache_dir, unless it is already there."""
-    target = cache_dir / jar_name()
+# --- fetching -----------------------------------------------------------------
+
+
+def fetch(
+    cache_dir: Optional[Path] = None,
+    repository: Optional[str] = None,
+    notify: Optional[Callable[[str], None]] = None,
+) -> Path:
+    """Make sure cache_dir holds the bundle: keep it, copy it from ~/.m2, or download it."""
+    bundle = installed_bundle()
+    cache = Path(cache_dir) if cache_dir else user_cache_dir()
+    target = cache / bundle.jar_name
     if target.is_file():
-        return target
-    if shutil.which("mvn") is None:
-        raise HudiBundleError("Maven (`mvn`) is needed to fetch the Hudi bundle; install it.")
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    coordinates = f"{GROUP_ID}:{artifact_id()}:{HUDI_VERSION}"
-    result = subprocess.run(
-        [
-            "mvn", "-q", "-B", "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy",
-            f"-Dartifact={coordinates}", f"-DoutputDirectory={cache_dir}",
-        ],
-        capture_output=True,
-        text=True,
-    )
-    if result.returncode != 0 or not target.is_file():
-        raise HudiBundleError(f"mvn could not fetch {coordinates}:\n{result.stdout}{result.stderr}")
-    return target
+        return target.resolve()
+    local = maven_local_repository() / bundle.repository_path
+    cache.mkdir(parents=True, exist_ok=True)
+    if local.is_file():
+        _publish(target, lambda out: _copy_into(local, out))
+        return target.resolve()
+    url = bundle.url(repository_url(repository))
+    if notify:
+        notify(f"Downloading the Hudi Spark bundle {bundle.coordinates} from {url} "
+               f"into {cache} (once per machine)")
+    try:
+        _download_verified(url, target)
+    except (OSError, http.client.HTTPException, HudiBundleError) as exc:
+        raise HudiBundleError(
+            _missing_message(bundle, cached_locations(bundle, cache), url, exc, cache)
+        ) from exc
+    return target.resolve()
 
+
+def resolve(
+    explicit: Optional[str] = None,
+    cache_dir: Optional[Path] = None,
+    repository: Optional[str] = None,
+    notify: Optional[Callable[[str], None]] = None,
+) -> Path:
+    """The bundle for the embedded session: found on this machine, else downloaded."""
+    bundle = installed_bundle()  # the Spark version check, whatever the jar's source
+    found = _explicit_jar(explicit)
+    if found:
+        return found
+    for path in cached_locations(bundle, cache_dir):
+        if path.is_file():
+            return path.resolve()
+    return fetch(cache_dir, repository, notify)
+
+
+def _download_verified(url: str, target: Path) -> None:
+    """Download url to target, checked against the repository's .sha1."""
+    expected = _read_url(url + ".sha1").decode("ascii", "replace").split()
+    if not expected or not re.fullmatch(r"[0-9a-fA-F]{40}", expected[0]):
+        raise HudiBundleError(f"{url}.sha1 is not a SHA-1 checksum")
+
+    def write(out) -> None:
+        digest = hashlib.sha1()
+        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
+            for chunk in iter(lambda: response.read(1 << 20), b""):
+                digest.update(chunk)
+                out.write(chunk)
+        if digest.hexdigest() != expected[0].lower():
+            raise HudiBundleError(
+                f"the download of {url} does not match its published SHA-1 "
+                f"({digest.hexdigest()} != {expected[0].lower()}); it was discarded"
+            )
+
+    _publish(target, write)
+
+
+def _read_url(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
+        return response.read()
+
+
+def _copy_into(source: Path, out) -> None:
+    with open(source, "rb") as src:
+        shutil.copyfileobj(src, out, 1 << 20)
+
+
+def _publish(target: Path, write: Callable) -> None:
+    """Write through a temp file in the same folder, then rename into place.
+
+    A reader sees either no jar or a complete one: the rename is atomic, and a
+    failed or interrupted write only leaves (or removes) its own temp file.
+    """
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            write(out)
+        # mkstemp makes the file private; a jar is not a secret, and a cache
+        # shared through LAKEHOUSE_JAR_CACHE must be readable by others.
+        os.chmod(temp, 0o644)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+# --- the error a user reads -----------------------------------------------------
+
+
+def _missing_message(
+    bundle: Bundle,
+    looked_at: List[Path],
+    url: Optional[str],
+    failure: Optional[BaseException],
+    cache_dir: Optional[Path],
+) -> str:
+    target = (cache_dir or user_cache_dir()) / bundle.jar_name
+    source = url or bundle.url(repository_url())
+    lines = [
+        f"dbt-lakehouse needs the Apache Hudi Spark bundle for the installed pyspark "
+        f"{bundle.pyspark_version} (Spark {bundle.spark}, Scala {bundle.scala}): "
+        f"{bundle.coordinates}.",
+        "Looked for it at:",
+        *(f"  - {path}" for path in looked_at),
+    ]
+    if url:
+        lines.append(f"Downloading {url} failed: {_describe(failure)}")
+    lines += [
+        "Supply it in one of these ways:",
+        "  - set `hudi_jar: /path/to/" + bundle.jar_name + "` in the profile;",
+        f"  - set the environment variable {JAR_ENV_VAR}=/path/to/{bundle.jar_name};",
+        f"  - download it once into the cache: curl -fL --create-dirs -o {target} {source}",
+        f"    (or: mvn dependency:get -Dartifact={bundle.coordinates});",
+        f"  - behind a mirror, set {REPOSITORY_ENV_VAR} to its Maven repository URL.",
+    ]
+    return "\n".join(lines)
+
+
+def _describe(failure: Optional[BaseException]) -> str:
+    if isinstance(failure, urllib.error.HTTPError):
+        return f"HTTP {failure.code} {failure.reason}"
+    if isinstance(failure, urllib.error.URLError):
+        return str(failure.reason)
+    return str(failure)

@@ -1,0 +1,228 @@
+"""Where the adapter finds the Hudi bundle, and what it says when it cannot (no Spark started).
+
+Each test gets a home folder of its own (so ~/.m2 and ~/.cache are empty unless
+the test puts a jar there) and no LAKEHOUSE_* variables from the caller.
+Downloads go to a real HTTP server on 127.0.0.1 serving a Maven-layout folder.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from dbt.adapters.lakehouse import embedded_session, hudi_bundle
+
+BUNDLE = hudi_bundle.installed_bundle()
+
+
+@pytest.fixture(autouse=True)
+def clean_home(tmp_path, monkeypatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for var in (hudi_bundle.JAR_ENV_VAR, hudi_bundle.CACHE_ENV_VAR, "XDG_CACHE_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    # A unit test that reaches for Maven Central by mistake fails fast instead.
+    monkeypatch.setenv(hudi_bundle.REPOSITORY_ENV_VAR, f"http://127.0.0.1:{closed_port()}")
+    return home
+
+
+def jar_at(path: Path, content: bytes = b"a jar") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    return path
+
+
+def m2_jar(home: Path) -> Path:
+    return jar_at(home / ".m2" / "repository" / BUNDLE.repository_path, b"from m2")
+
+
+def closed_port() -> int:
+    """A port nothing listens on: bound by us, then released."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def maven_repo(tmp_path):
+    """A Maven-layout folder served over HTTP; yields (root folder, URL)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(root))
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield root, f"http://127.0.0.1:{server.server_address[1]}/maven2"
+    server.shutdown()
+    server.server_close()
+
+
+def publish(root: Path, content: bytes, sha1: str = "") -> None:
+    jar = jar_at(root / "maven2" / BUNDLE.repository_path, content)
+    checksum = sha1 or hashlib.sha1(content).hexdigest()
+    Path(f"{jar}.sha1").write_text(f"{checksum}  {jar.name}\n")
+
+
+# --- which bundle ---------------------------------------------------------------
+
+
+def test_the_installed_pyspark_needs_the_spark_3_5_scala_2_12_bundle():
+    assert BUNDLE.spark == "3.5"
+    assert BUNDLE.coordinates == f"org.apache.hudi:hudi-spark3.5-bundle_2.12:{hudi_bundle.HUDI_VERSION}"
+    assert BUNDLE.repository_path == (
+        f"org/apache/hudi/hudi-spark3.5-bundle_2.12/{hudi_bundle.HUDI_VERSION}/"
+        f"hudi-spark3.5-bundle_2.12-{hudi_bundle.HUDI_VERSION}.jar"
+    )
+
+
+@pytest.mark.parametrize("version", ["4.0.0", "4.1.1", "3.4.4", "3.3.2"])
+def test_an_unsupported_spark_is_refused_naming_the_supported_range(version):
+    with pytest.raises(hudi_bundle.UnsupportedSparkError) as caught:
+        hudi_bundle.bundle_for(version)
+    message = str(caught.value)
+    assert f"pyspark {version}" in message
+    assert "pyspark>=3.5,<3.6" in message
+
+
+@pytest.mark.parametrize("version", ["3.5.0", "3.5.7", "3.5.9"])
+def test_every_spark_3_5_release_gets_the_same_bundle(version):
+    assert hudi_bundle.bundle_for(version).artifact_id == "hudi-spark3.5-bundle_2.12"
+
+
+def test_an_unsupported_pyspark_fails_before_any_jvm_starts(tmp_path, monkeypatch):
+    import pyspark
+    from pyspark import SparkContext
+
+    monkeypatch.setattr(pyspark, "__version__", "4.0.0")
+    with pytest.raises(hudi_bundle.UnsupportedSparkError, match="pyspark 4.0.0"):
+        embedded_session.root_session(str(tmp_path / "lake"), None, "local[1]", {})
+    assert SparkContext._active_spark_context is None
+    assert SparkContext._gateway is None  # no JVM was launched
+    assert not (tmp_path / "lake").exists()
+
+
+# --- resolution order -------------------------------------------------------------
+
+
+def test_the_profile_jar_comes_first(tmp_path, clean_home, monkeypatch):
+    profile = jar_at(tmp_path / "profile.jar")
+    monkeypatch.setenv(hudi_bundle.JAR_ENV_VAR, str(jar_at(tmp_path / "env.jar")))
+    jar_at(tmp_path / "cache" / BUNDLE.jar_name)
+    m2_jar(clean_home)
+    assert hudi_bundle.resolve(str(profile), cache_dir=tmp_path / "cache") == profile
+
+
+def test_the_env_var_comes_before_the_caches(tmp_path, clean_home, monkeypatch):
+    env = jar_at(tmp_path / "env.jar")
+    monkeypatch.setenv(hudi_bundle.JAR_ENV_VAR, str(env))
+    jar_at(tmp_path / "cache" / BUNDLE.jar_name)
+    m2_jar(clean_home)
+    assert hudi_bundle.resolve(None, cache_dir=tmp_path / "cache") == env
+
+
+def test_the_user_cache_comes_before_the_local_maven_repository(clean_home):
+    cached = jar_at(clean_home / ".cache" / "dbt-lakehouse" / "jars" / BUNDLE.jar_name)
+    m2_jar(clean_home)
+    assert hudi_bundle.resolve() == cached
+
+
+def test_the_local_maven_repository_is_used_when_the_cache_is_empty(clean_home):
+    in_m2 = m2_jar(clean_home)
+    assert hudi_bundle.resolve() == in_m2
+
+
+def test_the_user_cache_follows_xdg_and_its_own_env_var(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert hudi_bundle.user_cache_dir() == tmp_path / "xdg" / "dbt-lakehouse" / "jars"
+    monkeypatch.setenv(hudi_bundle.CACHE_ENV_VAR, str(tmp_path / "mine"))
+    assert hudi_bundle.user_cache_dir() == tmp_path / "mine"
+    cached = jar_at(tmp_path / "mine" / BUNDLE.jar_name)
+    assert hudi_bundle.resolve() == cached
+
+
+def test_a_configured_path_that_is_not_a_file_is_an_error_not_a_fallback(tmp_path, clean_home):
+    m2_jar(clean_home)
+    with pytest.raises(hudi_bundle.HudiBundleError) as caught:
+        hudi_bundle.resolve(str(tmp_path / "typo.jar"))
+    assert str(tmp_path / "typo.jar") in str(caught.value)
+    assert "hudi_jar" in str(caught.value)
+
+
+def test_locate_never_downloads(tmp_path):
+    with pytest.raises(hudi_bundle.HudiBundleError) as caught:
+        hudi_bundle.locate(cache_dir=tmp_path / "cache")
+    assert "Downloading" not in str(caught.value)
+    assert not (tmp_path / "cache").exists()
+
+
+# --- downloading ------------------------------------------------------------------
+
+
+def test_a_missing_bundle_is_downloaded_once_into_the_user_cache(clean_home, maven_repo, monkeypatch):
+    root, url = maven_repo
+    publish(root, b"bundle bytes")
+    monkeypatch.setenv(hudi_bundle.REPOSITORY_ENV_VAR, url)
+    messages = []
+    jar = hudi_bundle.resolve(notify=messages.append)
+    assert jar == clean_home / ".cache" / "dbt-lakehouse" / "jars" / BUNDLE.jar_name
+    assert jar.read_bytes() == b"bundle bytes"
+    assert len(messages) == 1 and url in messages[0]
+    # No temp file is left next to it, and the second run does not download.
+    assert [p.name for p in jar.parent.iterdir()] == [BUNDLE.jar_name]
+    (root / "maven2" / BUNDLE.repository_path).unlink()
+    assert hudi_bundle.resolve(notify=messages.append) == jar
+    assert len(messages) == 1
+
+
+def test_a_download_that_does_not_match_its_sha1_is_discarded(tmp_path, maven_repo):
+    root, url = maven_repo
+    publish(root, b"tampered bytes", sha1=hashlib.sha1(b"the real bytes").hexdigest())
+    cache = tmp_path / "cache"
+    with pytest.raises(hudi_bundle.HudiBundleError, match="SHA-1"):
+        hudi_bundle.fetch(cache, repository=url)
+    assert list(cache.iterdir()) == []
+
+
+def test_fetch_fills_a_given_folder_from_the_local_maven_repository(tmp_path, clean_home):
+    m2_jar(clean_home)
+    target = hudi_bundle.fetch(tmp_path / "jars", repository=f"http://127.0.0.1:{closed_port()}")
+    assert target == tmp_path / "jars" / BUNDLE.jar_name
+    assert target.read_bytes() == b"from m2"
+
+
+def test_offline_the_error_says_what_is_missing_what_was_tried_and_how_to_supply_it(tmp_path, clean_home):
+    url = f"http://127.0.0.1:{closed_port()}/maven2"
+    cache = tmp_path / "cache"
+    with pytest.raises(hudi_bundle.HudiBundleError) as caught:
+        hudi_bundle.resolve(cache_dir=cache, repository=url)
+    message = str(caught.value)
+    import pyspark
+
+    assert f"pyspark {pyspark.__version__} (Spark 3.5, Scala 2.12)" in message
+    assert BUNDLE.coordinates in message
+    # What was tried: both folders and the URL.
+    assert str(cache / BUNDLE.jar_name) in message
+    assert str(clean_home / ".m2" / "repository" / BUNDLE.repository_path) in message
+    assert f"{url}/{BUNDLE.repository_path}" in message
+    assert "refused" in message.lower()
+    # How to supply it.
+    assert "hudi_jar" in message
+    assert hudi_bundle.JAR_ENV_VAR in message
+    assert f"curl -fL --create-dirs -o {cache / BUNDLE.jar_name} {url}/{BUNDLE.repository_path}" in message
+    assert hudi_bundle.REPOSITORY_ENV_VAR in message
+    assert "make setup" not in message
+    # Nothing half-written is left behind for the next run to trust.
+    assert not any(cache.iterdir())
