@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from dbt.adapters.base.meta import available
 from dbt.adapters.base.relation import BaseRelation
+from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
@@ -15,6 +17,8 @@ from dbt.adapters.lakehouse import commit_reads, recovery
 from dbt.adapters.lakehouse.commit_reads import ChangeRead
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig
+
+logger = AdapterLogger("Lakehouse")
 
 
 @dataclass
@@ -46,6 +50,7 @@ class LakehouseAdapter(SparkAdapter):
         # Ranges each model's lake_changes() planned at compile time, for its
         # materialization to log and to record with its write.
         self._change_reads: Dict[str, Dict[str, ChangeRead]] = {}
+        self._hudi_configs: Dict[Tuple[str, str], HudiTableConfig] = {}
         self._schema_locations: Dict[str, str] = {}
 
     @classmethod
@@ -57,8 +62,18 @@ class LakehouseAdapter(SparkAdapter):
 
     @available
     def hudi_config(self, model: Dict[str, Any]) -> HudiTableConfig:
-        """The model's lake configs, validated (raises a compilation error naming the model)."""
-        return HudiTableConfig.from_model_config(model["name"], model.get("config", {}))
+        """The model's lake configs, validated (raises a compilation error naming the model).
+        Parsed once per model and config: several macros of one write ask for it,
+        and its warnings are said once."""
+        config = model.get("config", {})
+        cache_key = (model.get("unique_id") or model["name"], json.dumps(config, sort_keys=True, default=str))
+        parsed = self._hudi_configs.get(cache_key)
+        if parsed is None:
+            parsed = HudiTableConfig.from_model_config(model["name"], config)
+            for warning in parsed.warnings:
+                logger.warning(warning)
+            self._hudi_configs[cache_key] = parsed
+        return parsed
 
     @available
     def hudi_table_settings(self, relation: BaseRelation) -> Tuple[Dict[str, str], List[str], str]:

@@ -11,8 +11,9 @@ mode          inline (schedule and run after the write that meets the trigger),
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict
+from typing import Any, Dict, Iterable, Mapping
 
+from dbt.adapters.lakehouse.relation_configs.base import LakeSetting, hoodie_bool, hoodie_int
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.parsing import choice, positive_int, settings_block
 
@@ -21,8 +22,18 @@ MODES = ("inline", "schedule", "off")
 KEYS = ("trigger", "delta_commits", "delta_seconds", "mode")
 
 
+INLINE = "hoodie.compact.inline"
+SCHEDULE_INLINE = "hoodie.compact.schedule.inline"
+TRIGGER = "hoodie.compact.inline.trigger.strategy"
+DELTA_COMMITS = "hoodie.compact.inline.max.delta.commits"
+DELTA_SECONDS = "hoodie.compact.inline.max.delta.seconds"
+
+
 @dataclass(frozen=True)
-class CompactionConfig:
+class CompactionConfig(LakeSetting):
+    CONFIG_KEY = "compaction"
+
+    table_type: str = "cow"
     configured: bool = False
     trigger: str = "num_commits"
     delta_commits: int = 5
@@ -39,6 +50,7 @@ class CompactionConfig:
             )
         defaults = cls()
         return cls(
+            table_type=table_type,
             configured=bool(block),
             trigger=choice(model, "compaction.trigger", block.get("trigger"), TRIGGERS, defaults.trigger),
             delta_commits=positive_int(model, "compaction.delta_commits", block.get("delta_commits"), defaults.delta_commits),
@@ -46,13 +58,38 @@ class CompactionConfig:
             mode=choice(model, "compaction.mode", block.get("mode"), MODES, defaults.mode),
         )
 
-    def hoodie_settings(self, table_type: str) -> Dict[str, str]:
-        if table_type != "mor":
+    @classmethod
+    def examples(cls) -> Iterable["CompactionConfig"]:
+        return [cls(table_type="mor")]
+
+    def hoodie_settings(self) -> Dict[str, str]:
+        if self.table_type != "mor":
             return {}
         return {
-            "hoodie.compact.inline": "true" if self.mode == "inline" else "false",
-            "hoodie.compact.schedule.inline": "true" if self.mode == "schedule" else "false",
-            "hoodie.compact.inline.trigger.strategy": self.trigger.upper(),
-            "hoodie.compact.inline.max.delta.commits": str(self.delta_commits),
-            "hoodie.compact.inline.max.delta.seconds": str(self.delta_seconds),
+            INLINE: "true" if self.mode == "inline" else "false",
+            SCHEDULE_INLINE: "true" if self.mode == "schedule" else "false",
+            TRIGGER: self.trigger.upper(),
+            DELTA_COMMITS: str(self.delta_commits),
+            DELTA_SECONDS: str(self.delta_seconds),
         }
+
+    @classmethod
+    def block_from_hoodie(cls, model: str, settings: Mapping[str, str]) -> Dict[str, Any]:
+        block: Dict[str, Any] = {}
+        if TRIGGER in settings:
+            block["trigger"] = str(settings[TRIGGER]).lower()
+        if DELTA_COMMITS in settings:
+            block["delta_commits"] = hoodie_int(model, DELTA_COMMITS, settings[DELTA_COMMITS])
+        if DELTA_SECONDS in settings:
+            block["delta_seconds"] = hoodie_int(model, DELTA_SECONDS, settings[DELTA_SECONDS])
+        inline = hoodie_bool(model, INLINE, settings[INLINE]) if INLINE in settings else None
+        schedule = hoodie_bool(model, SCHEDULE_INLINE, settings[SCHEDULE_INLINE]) if SCHEDULE_INLINE in settings else None
+        if inline:
+            block["mode"] = "inline"
+        elif schedule:
+            block["mode"] = "schedule"
+        elif inline is False:
+            # Inline compaction off and no inline scheduling asked for. (Scheduling
+            # off alone says nothing about inline compaction, Hudi's default.)
+            block["mode"] = "off"
+        return block

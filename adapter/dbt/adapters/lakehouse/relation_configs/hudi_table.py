@@ -10,13 +10,15 @@ it does not know (`precombineKey` instead of `orderingFields` means duplicates).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type
 
+from dbt.adapters.lakehouse.relation_configs.base import LakeSetting
 from dbt.adapters.lakehouse.relation_configs.cleaning import CleaningConfig
 from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.index import IndexConfig
 from dbt.adapters.lakehouse.relation_configs.parsing import stringify
+from dbt.adapters.lakehouse.relation_configs.spark_options import fold_options
 from dbt.adapters.lakehouse.relation_configs.table_layout import TableLayout
 
 STRATEGIES_NEEDING_KEY = ("merge", "upsert")
@@ -28,29 +30,43 @@ WRITE_OPERATIONS = {
     "merge": "upsert",
     "insert_overwrite": "insert_overwrite",
 }
-# hoodie.* keys that a typed config owns: setting them through hudi_options
-# would bypass its validation, so they are refused with the config to use.
-OWNED_PREFIXES = {
-    "hoodie.table.type": "table_type",
-    "hoodie.datasource.write.table.type": "table_type",
-    "hoodie.table.recordkey.fields": "unique_key",
-    "hoodie.datasource.write.recordkey.field": "unique_key",
-    "hoodie.table.ordering.fields": "precombine_key",
-    "hoodie.table.precombine.field": "precombine_key",
-    "hoodie.datasource.write.precombine.field": "precombine_key",
-    "hoodie.table.partition.fields": "partition_by",
-    "hoodie.datasource.write.partitionpath.field": "partition_by",
-    "hoodie.index.type": "index",
-    "hoodie.bucket.index.": "index",
-    "hoodie.compact.inline": "compaction",
-    "hoodie.compact.schedule.inline": "compaction",
-    "hoodie.cleaner.policy": "cleaning",
-    "hoodie.cleaner.commits.retained": "cleaning",
-    "hoodie.cleaner.fileversions.retained": "cleaning",
-    "hoodie.cleaner.hours.retained": "cleaning",
-    "hoodie.spark.sql.insert.into.operation": "incremental_strategy",
-    "hoodie.datasource.write.operation": "incremental_strategy",
-}
+
+
+@dataclass(frozen=True)
+class WriteOperation(LakeSetting):
+    """The Hudi write operation behind an incremental strategy; set per write."""
+
+    CONFIG_KEY = "incremental_strategy"
+    # The datasource writer's name for the operation.
+    ALIASES = frozenset({"hoodie.datasource.write.operation"})
+
+    strategy: str = "append"
+
+    @classmethod
+    def examples(cls) -> Iterable["WriteOperation"]:
+        return [cls(strategy) for strategy in WRITE_OPERATIONS]
+
+    def hoodie_settings(self) -> Dict[str, str]:
+        return {"hoodie.spark.sql.insert.into.operation": WRITE_OPERATIONS[self.strategy]}
+
+    @classmethod
+    def block_from_hoodie(cls, model: str, settings: Mapping[str, str]) -> Dict[str, Any]:
+        key = next(iter(settings))
+        raise LakeConfigError(
+            model, "options", key,
+            f"The write operation follows the model's incremental_strategy "
+            f"({', '.join(WRITE_OPERATIONS)}): set that instead.",
+        )
+
+
+# Every typed setting; the hoodie.* keys each one emits are its own, so
+# hudi_options cannot override them and dbt-spark's options map onto them.
+SETTINGS: Tuple[Type[LakeSetting], ...] = (TableLayout, IndexConfig, CompactionConfig, CleaningConfig, WriteOperation)
+
+
+def owned_keys() -> Dict[str, Type[LakeSetting]]:
+    """Each hoodie.* key a typed setting emits (or Hudi reads under another name), and its owner."""
+    return {key: setting for setting in SETTINGS for key in setting.emitted_keys()}
 
 
 @dataclass(frozen=True)
@@ -62,9 +78,19 @@ class HudiTableConfig:
     cleaning: CleaningConfig = field(default_factory=CleaningConfig)
     hudi_options: Dict[str, str] = field(default_factory=dict)
     delete_condition: Optional[str] = None
+    # Hudi CREATE TABLE options no typed config covers (payloadClass, ...), from `options`.
+    extra_table_options: Dict[str, str] = field(default_factory=dict)
+    # Plain table properties from `tblproperties` (Hudi-named ones are folded into the above).
+    user_properties: Dict[str, str] = field(default_factory=dict)
+    # What the model should be told (e.g. a misspelt option that was honoured).
+    warnings: Tuple[str, ...] = ()
 
     @classmethod
-    def from_model_config(cls, model: str, config: Mapping[str, Any]) -> "HudiTableConfig":
+    def from_model_config(cls, model: str, model_config: Mapping[str, Any]) -> "HudiTableConfig":
+        # dbt-spark's `options` first: mapped onto the typed configs below, so
+        # they get the same validation as if written there.
+        options = fold_options(model, model_config, owned_keys())
+        config = options.config
         layout = TableLayout.from_model_config(model, config)
         index = IndexConfig.from_model_config(model, config.get("index"))
         index.check_keyed(model, bool(layout.record_key))
@@ -79,6 +105,9 @@ class HudiTableConfig:
             cleaning=CleaningConfig.from_model_config(model, config.get("cleaning")),
             hudi_options=_parse_hudi_options(model, config.get("hudi_options")),
             delete_condition=delete_condition.strip() if delete_condition else None,
+            extra_table_options=options.table_options,
+            user_properties=options.table_properties,
+            warnings=tuple(options.warnings),
         )
 
     # Shortcuts the macros use.
@@ -147,7 +176,7 @@ class HudiTableConfig:
         """hoodie.* settings recorded on the table, so anyone can see what applies."""
         props: Dict[str, str] = {}
         props.update(self.index.hoodie_settings())
-        props.update(self.compaction.hoodie_settings(self.table_type))
+        props.update(self.compaction.hoodie_settings())
         props.update(self.cleaning.hoodie_settings())
         props.update(self.hudi_options)
         return props
@@ -155,18 +184,20 @@ class HudiTableConfig:
     def table_options(self) -> Dict[str, str]:
         """Options of `CREATE TABLE ... USING hudi OPTIONS (...)`."""
         options = self.layout.table_options()
+        options.update(self.extra_table_options)
         options.update(self.table_properties())
         return options
 
     def changed_properties(self, tblproperties: Mapping[str, str]) -> Dict[str, str]:
-        """Mutable settings whose value on the table differs from the model's."""
-        return {k: v for k, v in self.table_properties().items() if tblproperties.get(k) != v}
+        """Mutable settings and plain properties whose value on the table differs from the model's."""
+        wanted = {**self.table_properties(), **self.user_properties}
+        return {k: v for k, v in wanted.items() if tblproperties.get(k) != v}
 
     def write_settings(self, strategy: str) -> Dict[str, str]:
         """Session settings for one write: they beat table properties in Hudi, so
         a setting changed in the model applies from the very next write."""
         settings = self.table_properties()
-        settings["hoodie.spark.sql.insert.into.operation"] = WRITE_OPERATIONS[strategy]
+        settings.update(WriteOperation(strategy).hoodie_settings())
         if strategy == "insert_overwrite" and self.partition_by:
             # Replace only the partitions the batch writes, not the whole table.
             settings["spark.sql.sources.partitionOverwriteMode"] = "dynamic"
@@ -186,8 +217,11 @@ def _parse_hudi_options(model: str, raw: Any) -> Dict[str, str]:
                 "Only hoodie.* keys are passed through; use table_type, unique_key, "
                 "precombine_key and partition_by for the table's type, keys and partitioning.",
             )
-        for prefix, owner in OWNED_PREFIXES.items():
-            if key == prefix or (prefix.endswith(".") and key.startswith(prefix)):
-                raise LakeConfigError(model, "hudi_options", key, f"Set it with the `{owner}` config instead.")
+        owner = owned_keys().get(key)
+        if owner is not None:
+            raise LakeConfigError(
+                model, "hudi_options", key,
+                f"The `{owner.config_for(key)}` config sets it (and applies it on every write); set it there instead.",
+            )
         options[key] = stringify(value)
     return options

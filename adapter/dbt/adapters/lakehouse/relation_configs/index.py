@@ -8,8 +8,9 @@ without a rebuild.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Iterable, Mapping, Optional
 
+from dbt.adapters.lakehouse.relation_configs.base import LakeSetting, hoodie_int
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.parsing import choice, positive_int, settings_block
 
@@ -17,8 +18,18 @@ INDEX_TYPES = ("bloom", "simple", "bucket")
 DEFAULT_BUCKETS = 4
 
 
+INDEX_TYPE = "hoodie.index.type"
+BUCKET_ENGINE = "hoodie.index.bucket.engine"
+BUCKETS = "hoodie.bucket.index.num.buckets"
+
+
 @dataclass(frozen=True)
-class IndexConfig:
+class IndexConfig(LakeSetting):
+    CONFIG_KEY = "index"
+    # Hudi also reads the bucket count's hash field and its older name.
+    ALIASES = frozenset({"hoodie.bucket.index.hash.field", "hoodie.bucket.index.max.num.buckets",
+                         "hoodie.bucket.index.min.num.buckets"})
+
     type: Optional[str] = None  # None: Hudi's default index
     buckets: Optional[int] = None
 
@@ -41,11 +52,34 @@ class IndexConfig:
         if self.type and not has_record_key:
             raise LakeConfigError(model, "index", self.type, "An index needs a unique_key (the record key).")
 
+    @classmethod
+    def examples(cls) -> Iterable["IndexConfig"]:
+        return [cls(t, DEFAULT_BUCKETS if t == "bucket" else None) for t in INDEX_TYPES]
+
     def hoodie_settings(self) -> Dict[str, str]:
         if self.type is None:
             return {}
-        settings = {"hoodie.index.type": self.type.upper()}
+        settings = {INDEX_TYPE: self.type.upper()}
         if self.type == "bucket":
-            settings["hoodie.index.bucket.engine"] = "SIMPLE"
-            settings["hoodie.bucket.index.num.buckets"] = str(self.buckets)
+            # The simple bucket engine: a fixed count, which is why the count
+            # is part of the layout (see check_against_table).
+            settings[BUCKET_ENGINE] = "SIMPLE"
+            settings[BUCKETS] = str(self.buckets)
         return settings
+
+    @classmethod
+    def block_from_hoodie(cls, model: str, settings: Mapping[str, str]) -> Dict[str, Any]:
+        unsupported = sorted(set(settings) - {INDEX_TYPE, BUCKETS, BUCKET_ENGINE})
+        if unsupported or str(settings.get(BUCKET_ENGINE, "SIMPLE")).upper() != "SIMPLE":
+            key = unsupported[0] if unsupported else BUCKET_ENGINE
+            raise LakeConfigError(
+                model, "options", key,
+                "The `index` config sets Hudi's index (type bloom|simple|bucket, with a fixed bucket count); "
+                "other index settings are not supported.",
+            )
+        block: Dict[str, Any] = {}
+        if INDEX_TYPE in settings:
+            block["type"] = str(settings[INDEX_TYPE]).lower()
+        if BUCKETS in settings:
+            block["buckets"] = hoodie_int(model, BUCKETS, settings[BUCKETS])
+        return block

@@ -5,17 +5,48 @@ advice to rebuild, instead of a silent mismatch or a "Config conflict" mid-write
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from dbt.adapters.lakehouse.relation_configs.base import LakeSetting
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.parsing import choice, column_list
 
 TABLE_TYPES = ("cow", "mor")
 DEFAULT_TABLE_TYPE = "cow"
+# Hudi's names for the table types, in hoodie.properties and hoodie.* settings.
+HUDI_TABLE_TYPES = {"COPY_ON_WRITE": "cow", "MERGE_ON_READ": "mor"}
+
+# The model config behind each name Hudi reads the layout under: the options of
+# `CREATE TABLE ... USING hudi` and the hoodie.* keys of table and writer.
+OPTION_NAMES = {
+    "type": "table_type",
+    "primaryKey": "unique_key",
+    "preCombineField": "precombine_key",
+    "orderingFields": "precombine_key",
+}
+HOODIE_KEYS = {
+    "hoodie.table.type": "table_type",
+    "hoodie.datasource.write.table.type": "table_type",
+    "hoodie.table.recordkey.fields": "unique_key",
+    "hoodie.datasource.write.recordkey.field": "unique_key",
+    "hoodie.table.ordering.fields": "precombine_key",
+    "hoodie.table.precombine.field": "precombine_key",
+    "hoodie.datasource.write.precombine.field": "precombine_key",
+    "hoodie.table.partition.fields": "partition_by",
+    "hoodie.datasource.write.partitionpath.field": "partition_by",
+}
 
 
 @dataclass(frozen=True)
-class TableLayout:
+class TableLayout(LakeSetting):
+    # Each part has a config of its own (config_for names the one to use).
+    CONFIG_KEY = "table_type, unique_key, precombine_key, partition_by"
+    ALIASES = frozenset(HOODIE_KEYS)
+
+    @classmethod
+    def config_for(cls, key: str) -> str:
+        return HOODIE_KEYS.get(key) or OPTION_NAMES[key]
+
     table_type: str = DEFAULT_TABLE_TYPE
     record_key: Tuple[str, ...] = ()
     precombine_key: Optional[str] = None
@@ -44,6 +75,36 @@ class TableLayout:
             precombine_key=ordering or None,
             partition_by=tuple(partition_columns),
         )
+
+    @classmethod
+    def examples(cls) -> Iterable["TableLayout"]:
+        return [cls()]
+
+    def hoodie_settings(self) -> Dict[str, str]:
+        # The layout goes into CREATE TABLE's options (table_options), not into
+        # hoodie.* settings; its hoodie.* names are owned through ALIASES.
+        return {}
+
+    @classmethod
+    def block_from_hoodie(cls, model: str, settings: Mapping[str, str]) -> Dict[str, Any]:
+        """Model configs from layout settings under Hudi's names (option or hoodie.* key)."""
+        names = {**OPTION_NAMES, **HOODIE_KEYS}
+        block: Dict[str, Any] = {}
+        for key, value in settings.items():
+            config = names[key]
+            if config == "table_type":
+                value = HUDI_TABLE_TYPES.get(str(value).upper(), value)
+            if config == "precombine_key" and "," in str(value):
+                raise LakeConfigError(
+                    model, "options", key,
+                    f"{value!r}: dbt-lakehouse orders records by one column (precombine_key).",
+                )
+            if config in block and block[config] != value:
+                raise LakeConfigError(
+                    model, "options", key, f"{value!r} disagrees with {block[config]!r}, set under another name.",
+                )
+            block[config] = value
+        return block
 
     def table_options(self) -> Dict[str, str]:
         options = {"type": self.table_type}

@@ -24,9 +24,15 @@
   {%- set options = lake.table_options() %}
   options (
     {%- for key, value in options.items() %}
-    {{ key }} = '{{ value | replace("'", "\\'") }}'{{ "," if not loop.last }}
+    {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
     {%- endfor %}
   )
+{%- endmacro %}
+
+{#- A Spark SQL string literal: backslashes and quotes escaped, so a config
+    value can never end the string early. -#}
+{% macro lakehouse_string_literal(value) -%}
+  '{{ (value | string).replace('\\', '\\\\').replace("'", "\\'") }}'
 {%- endmacro %}
 
 {#- A dropped Hudi table must take its files with it: a later CREATE at the same
@@ -57,6 +63,13 @@
   {%- endif %}
   {{ location_clause() }}
   {{ comment_clause() }}
+  {%- if lake.user_properties %}
+  tblproperties (
+    {%- for key, value in lake.user_properties.items() %}
+    {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
+    {%- endfor %}
+  )
+  {%- endif %}
 {%- endmacro %}
 
 {#- Hudi takes new columns in place. Dropping one is refused: Hudi 1.2 accepts

@@ -111,7 +111,7 @@
     {%- call statement('alter_tblproperties') -%}
       alter table {{ relation }} set tblproperties (
         {%- for key, value in changed.items() %}
-        '{{ key }}' = '{{ value }}'{{ "," if not loop.last }}
+        {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
         {%- endfor %}
       )
     {%- endcall -%}
