@@ -148,3 +148,8 @@ def test_every_emitted_key_given_as_an_option_agrees_with_the_typed_config():
             assert "incremental_strategy" in error(**config, options={key: value})
             continue
         assert rendered(parse(**config, options={key: value})) == rendered(parse(**config)), key
+
+
+@pytest.mark.parametrize("config", [{"clustered_by": "id", "buckets": 4}, {"buckets": 4}])
+def test_spark_bucketing_points_to_the_bucket_index(config):
+    assert "index: {type: bucket" in error(unique_key="id", **config)

@@ -91,6 +91,13 @@ class HudiTableConfig:
         # they get the same validation as if written there.
         options = fold_options(model, model_config, owned_keys())
         config = options.config
+        for spark_bucketing in ("clustered_by", "buckets"):
+            if config.get(spark_bucketing) is not None:
+                raise LakeConfigError(
+                    model, spark_bucketing, config[spark_bucketing],
+                    "Hudi tables are not bucketed by Spark; Hudi's bucket index does that job: "
+                    "set index: {type: bucket, buckets: N} with a unique_key.",
+                )
         layout = TableLayout.from_model_config(model, config)
         index = IndexConfig.from_model_config(model, config.get("index"))
         index.check_keyed(model, bool(layout.record_key))
