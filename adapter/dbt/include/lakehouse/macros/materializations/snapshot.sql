@@ -1,0 +1,182 @@
+{#- Snapshots on Hudi (the default format); other formats keep dbt-spark's.
+
+    Every version of a source row is its own Hudi record, keyed by the
+    version's scd id. dbt-spark made the snapshot's unique_key the record key
+    (primaryKey), so each new version replaced the one before and the history
+    was lost.
+
+    dbt-core's strategies and staging query are reused as they are. What a run
+    writes is staged in scratch parquet tables (like every other write here),
+    so the write never reads the snapshot through a query that the write
+    itself changes. -#}
+
+{% materialization snapshot, adapter='lakehouse' %}
+  {%- if lakehouse_file_format() != 'hudi' -%}
+    {{ return(materialization_snapshot_spark()) }}
+  {%- endif -%}
+  {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
+  {%- set lake = lakehouse_snapshot_hudi_config(columns.dbt_scd_id) -%}
+  {%- set exists, target_relation = get_or_create_relation(
+      database=none, schema=model.schema, identifier=model.alias, type='table') -%}
+  {%- if not target_relation.is_table -%}
+    {%- do exceptions.relation_wrong_type(target_relation, 'table') -%}
+  {%- endif -%}
+
+  {{ run_hooks(pre_hooks, inside_transaction=False) }}
+  {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+  {%- set strategy_macro = strategy_dispatch(config.get('strategy')) -%}
+  {%- set strategy = strategy_macro(model, 'snapshotted_data', 'source_data', model['config'], exists) -%}
+  {%- set batch = target_relation.incorporate(path={'identifier': target_relation.identifier ~ '__lakehouse_batch'}) -%}
+
+  {%- if not exists -%}
+    {%- do lakehouse_create_scratch_table(batch, build_snapshot_table(strategy, sql)) -%}
+    {%- set staged = adapter.get_columns_in_relation(batch) -%}
+    {%- do lake.check_columns(staged | map(attribute='name') | list) -%}
+    {%- call statement('create_table') -%}
+      {{ lakehouse_create_hudi_table(target_relation, staged, lake) }}
+    {%- endcall -%}
+    {%- set write_sql = lakehouse_snapshot_insert_sql(target_relation, batch) -%}
+  {%- else -%}
+    {%- do adapter.assert_valid_snapshot_target_given_strategy(target_relation, columns, strategy) -%}
+    {%- do lakehouse_snapshot_check_table(target_relation, lake) -%}
+    {%- set staging = target_relation.incorporate(path={'identifier': target_relation.identifier ~ '__lakehouse_staging'}) -%}
+    {%- do lakehouse_create_scratch_table(staging, snapshot_staging_table(strategy, sql, target_relation)) -%}
+    {%- set missing = adapter.get_missing_columns(staging, target_relation)
+        | rejectattr('name', 'in', lakehouse_snapshot_helper_columns()) | list -%}
+    {%- do create_columns(target_relation, missing) -%}
+    {%- do lakehouse_create_scratch_table(batch, lakehouse_snapshot_changes_sql(target_relation, staging, columns)) -%}
+    {%- do lakehouse_drop_scratch_table(staging) -%}
+    {#- No change since the last run: write nothing, so no empty commit. -#}
+    {%- if not lakehouse_is_empty(batch) -%}
+      {%- set write_sql = lakehouse_snapshot_insert_sql(target_relation, batch) -%}
+    {%- endif -%}
+  {%- endif -%}
+
+  {%- if write_sql is not defined -%}
+    {{ log("Snapshot " ~ model.name ~ ": no changes, no commit written.", info=true) }}
+    {%- call statement('main') -%}
+      select 0 as rows_written
+    {%- endcall -%}
+  {%- else -%}
+    {#- Upsert by scd id: a closed version replaces its stored record, a new
+        version is a new record. -#}
+    {%- do lakehouse_apply_write_settings(lake.write_settings('upsert')) -%}
+    {%- call statement('main') -%}
+      {{ write_sql }}
+    {%- endcall -%}
+    {%- do lakehouse_clear_write_settings() -%}
+  {%- endif -%}
+  {%- do lakehouse_drop_scratch_table(batch) -%}
+
+  {%- do apply_grants(target_relation, config.get('grants'), should_revoke=should_revoke(exists, full_refresh_mode=False)) -%}
+  {%- do persist_docs(target_relation, model) -%}
+  {{ run_hooks(post_hooks, inside_transaction=True) }}
+  {{ adapter.commit() }}
+  {{ run_hooks(post_hooks, inside_transaction=False) }}
+  {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}
+
+
+{#- The snapshot's lake configs. Its unique_key names the source rows it
+    tracks, but adapter.hudi_config reads the record key from `unique_key`, so
+    it is given a copy of the config with the scd id column there instead
+    (relation_configs stays the one parser of lake settings). -#}
+{% macro lakehouse_snapshot_hudi_config(scd_id) -%}
+  {%- set not_for_snapshots = {
+      'precombine_key': 'a version is written once and only its end date changes after',
+      'partition_by': 'the row that closes a version carries the source row\'s current values, so a changed partition value would send the closing write to another partition',
+      'delete_condition': 'use the snapshot config hard_deletes (ignore, invalidate or new_record)',
+  } -%}
+  {%- for key, why in not_for_snapshots.items() if config.get(key) is not none -%}
+    {{ exceptions.raise_compiler_error(
+        "Snapshot '" ~ model.name ~ "': `" ~ key ~ "` is not supported on a Hudi snapshot (" ~ why ~ ").") }}
+  {%- endfor -%}
+  {%- set snapshot_config = model.config.copy() -%}
+  {%- do snapshot_config.update({'unique_key': scd_id}) -%}
+  {{ return(adapter.hudi_config({'name': model.name, 'config': snapshot_config})) }}
+{%- endmacro %}
+
+
+{#- An existing snapshot table: refuse a changed table type (Hudi would keep
+    writing the old type without a word), recover a metadata table a dead writer
+    left half-compacted, and record changed compaction/cleaning settings. -#}
+{% macro lakehouse_snapshot_check_table(relation, lake) -%}
+  {%- set props, partitions, location = adapter.hudi_table_settings(relation) -%}
+  {%- set stored_type = (props.get('type') or 'cow') | lower -%}
+  {%- if stored_type != lake.table_type -%}
+    {{ exceptions.raise_compiler_error(
+        "Snapshot '" ~ model.name ~ "': table_type cannot change on an existing Hudi table (table has '"
+        ~ stored_type ~ "', snapshot has '" ~ lake.table_type ~ "'). A snapshot's history lives only in "
+        ~ relation ~ ": copy it elsewhere first if you need it, then drop the table and run `dbt snapshot` again.") }}
+  {%- endif -%}
+  {%- set recovered = adapter.recover_metadata_table(relation, location) -%}
+  {%- if recovered -%}
+    {{ exceptions.warn(recovered) }}
+  {%- endif -%}
+  {%- do lakehouse_update_table_properties(relation, lake.changed_properties(props)) -%}
+{%- endmacro %}
+
+
+{#- Columns of dbt's staging query that are bookkeeping, not snapshot columns. -#}
+{% macro lakehouse_snapshot_helper_columns() -%}
+  {%- set names = ['dbt_change_type', 'dbt_unique_key'] -%}
+  {%- set keys = config.get('unique_key') -%}
+  {%- if keys is not string and keys is iterable -%}
+    {%- for key in keys -%}
+      {%- do names.append('dbt_unique_key_' ~ loop.index) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return(names + (names | map('upper') | list)) }}
+{%- endmacro %}
+
+
+{#- The batch has the table's columns, in its order. -#}
+{% macro lakehouse_snapshot_insert_sql(target, batch) -%}
+  {%- set cols = adapter.get_columns_in_relation(batch) | map(attribute='quoted') | join(', ') -%}
+  insert into {{ target }}
+  select {{ cols }}
+  from {{ batch }}
+{%- endmacro %}
+
+
+{#- The records a run writes, as whole rows in the table's layout: each version
+    that ends (the stored row with its end date set) and each new version the
+    table does not hold yet. Written as an upsert by scd id rather than dbt's
+    MERGE, because Hudi's MERGE on a merge-on-read table refuses an update that
+    takes any value from the target row, and closing a version must keep every
+    stored column but the end date. Values are cast to the stored types (a
+    delete ends a version at the run's timestamp even when updated_at is a date). -#}
+{% macro lakehouse_snapshot_changes_sql(target, staging, columns) -%}
+  {%- set dest_columns = adapter.get_columns_in_relation(target) -%}
+  {%- set staged = adapter.get_columns_in_relation(staging) | map(attribute='name') | map('lower') | list -%}
+  {%- set scd_id = columns.dbt_scd_id -%}
+  {%- set valid_to = columns.dbt_valid_to -%}
+  {%- set current = config.get('dbt_valid_to_current') -%}
+  select
+    {%- for col in dest_columns %}
+    {% if col.name | lower == valid_to | lower -%}
+      cast(staged.{{ col.quoted }} as {{ col.data_type }})
+    {%- else -%}
+      stored.{{ col.quoted }}
+    {%- endif %} as {{ col.quoted }}{{ "," if not loop.last }}
+    {%- endfor %}
+  from {{ staging }} as staged
+  inner join {{ target }} as stored
+    on stored.{{ scd_id }} = staged.{{ scd_id }}
+  where staged.dbt_change_type in ('update', 'delete')
+    and (stored.{{ valid_to }} is null{% if current %} or stored.{{ valid_to }} = {{ current }}{% endif %})
+  union all
+  select
+    {%- for col in dest_columns %}
+    {% if col.name | lower in staged -%}
+      cast(staged.{{ col.quoted }} as {{ col.data_type }})
+    {%- else -%}
+      cast(null as {{ col.data_type }})
+    {%- endif %} as {{ col.quoted }}{{ "," if not loop.last }}
+    {%- endfor %}
+  from {{ staging }} as staged
+  left anti join {{ target }} as stored
+    on stored.{{ scd_id }} = staged.{{ scd_id }}
+  where staged.dbt_change_type = 'insert'
+{%- endmacro %}
