@@ -29,6 +29,8 @@ WRITE_OPERATIONS = {
     "upsert": "upsert",
     "merge": "upsert",
     "insert_overwrite": "insert_overwrite",
+    # After deleting the batch's event_time window (keyless tables: an insert).
+    "microbatch": "upsert",
 }
 
 
