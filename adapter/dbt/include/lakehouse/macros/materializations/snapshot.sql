@@ -180,3 +180,12 @@
     on stored.{{ scd_id }} = staged.{{ scd_id }}
   where staged.dbt_change_type = 'insert'
 {%- endmacro %}
+
+
+{#- dbt-core's staging query for hard_deletes='new_record' takes the snapshot's
+    column names from this macro, which should return columns; dbt-spark's
+    returns the raw rows of DESCRIBE, so no name matched and each deletion
+    record got NULL in every source column. (dbt-core calls it nowhere else.) -#}
+{% macro lakehouse__get_columns_in_relation(relation) -%}
+  {{ return(adapter.get_columns_in_relation(relation)) }}
+{%- endmacro %}
