@@ -51,7 +51,9 @@
     {%- do process_schema_changes(on_schema_change, temp_relation, existing_relation) -%}
   {%- endif -%}
 
-  {%- if not create and lakehouse_is_empty(temp_relation) -%}
+  {#- (An empty microbatch batch still has a window to empty: its strategy
+      writes no commit when there is nothing to do.) -#}
+  {%- if not create and strategy != 'microbatch' and lakehouse_is_empty(temp_relation) -%}
     {#- Nothing arrived: write nothing, so the timeline gets no empty commit. -#}
     {{ log("Model " ~ model.name ~ ": no new rows, no commit written.", info=true) }}
     {%- call statement('main') -%}
@@ -64,7 +66,7 @@
         'unique_key': lake.record_key,
         'dest_columns': adapter.get_columns_in_relation(target_relation),
         'source_columns': columns,
-        'incremental_predicates': config.get('incremental_predicates'),
+        'incremental_predicates': config.get('incremental_predicates') or config.get('predicates'),
     } -%}
     {%- set strategy_sql_macro = adapter.get_incremental_strategy_macro(context, strategy) -%}
     {#- The upstream positions this run consumed go into the extra metadata of

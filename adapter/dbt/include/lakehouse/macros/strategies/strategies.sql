@@ -4,40 +4,94 @@
     of the target cannot get in the way on any run. With a delete_condition the
     strategy writes the other rows; lakehouse_apply_deletes then removes records. -#}
 
-{#- The rows a strategy writes: all of the batch, or those that are not deletes. -#}
-{% macro lakehouse_rows_to_write(arg_dict) -%}
+{#- The rows a strategy writes: one value per target column, by its name, from
+    the staged batch without its deletes (lakehouse_apply_deletes removes those
+    records after the write), NULL for a target column the batch lacks
+    (on_schema_change may leave one). For strategies that match records by key
+    (`matching`: upsert, merge) also:
+    - incremental_predicates: a batch row whose key is stored in a record the
+      predicates exclude is left out. dbt would insert it beside that record; a
+      Hudi record key is unique, so writing it would replace the very record
+      the predicates protect.
+    - merge_update_columns / merge_exclude_columns: a batch row that matches a
+      stored record carries that record's values of the columns not to update,
+      and the write replaces whole records. Hudi does that right on COW and MOR
+      alike, while a MERGE that sets only some columns corrupts MOR records in
+      Hudi 1.2 (values land in the wrong columns). -#}
+{% macro lakehouse_rows_to_write(arg_dict, matching=false) -%}
   {%- set lake = adapter.hudi_config(model) -%}
-  {%- if lake.delete_condition -%}
-    (select * from {{ arg_dict['temp_relation'] }} where not {{ lakehouse_is_delete(lake) }})
-  {%- else -%}
-    {{ arg_dict['temp_relation'] }}
-  {%- endif -%}
+  {%- set present = arg_dict['source_columns'] | map(attribute='name') | map('lower') | list -%}
+  {%- set kept = lakehouse_kept_columns(arg_dict) if matching else [] -%}
+  {%- set predicates = (arg_dict.get('incremental_predicates') or []) | list if matching else [] -%}
+  (select
+    {%- for col in arg_dict['dest_columns'] %}
+    {%- set value = lakehouse_src() ~ '.' ~ col.quoted if col.name | lower in present else 'cast(null as ' ~ col.data_type ~ ')' %}
+    {%- if col.name | lower in kept %}
+    case when stored._hoodie_record_key is null then {{ value }} else stored.{{ col.quoted }} end as {{ col.quoted }}
+    {%- else %}
+    {{ value }} as {{ col.quoted }}
+    {%- endif %}{{ "," if not loop.last }}
+    {%- endfor %}
+  from {{ lakehouse_batch_rows(arg_dict, lake, predicates) }} as {{ lakehouse_src() }}
+  {%- if kept %}
+  left join {{ arg_dict['target_relation'] }} as stored
+    on {{ lakehouse_key_match(lake.record_key, 'stored') }}
+  {%- endif %})
 {%- endmacro %}
+
+{% macro lakehouse_batch_rows(arg_dict, lake, predicates) -%}
+  (select {{ lakehouse_src() }}.*
+  from {{ arg_dict['temp_relation'] }} as {{ lakehouse_src() }}
+  {%- if predicates %}
+  left anti join {{ arg_dict['target_relation'] }} as {{ lakehouse_dest() }}
+    on {{ lakehouse_key_match(lake.record_key) }}
+    and not coalesce(({{ predicates | join(') and (') }}), false)
+  {%- endif %}
+  {%- if lake.delete_condition %}
+  where not {{ lakehouse_is_delete(lake) }}
+  {%- endif %})
+{%- endmacro %}
+
+{#- The target columns a matched record keeps from storage (lower-cased): those
+    not in merge_update_columns, or those in merge_exclude_columns. -#}
+{% macro lakehouse_kept_columns(arg_dict) -%}
+  {%- set update_only = config.get('merge_update_columns') -%}
+  {%- set exclude = config.get('merge_exclude_columns') -%}
+  {%- set setting = 'merge_update_columns' if update_only else 'merge_exclude_columns' -%}
+  {%- if update_only and exclude -%}
+    {{ exceptions.raise_compiler_error(
+        "Model '" ~ model.name ~ "': set merge_update_columns or merge_exclude_columns, not both.") }}
+  {%- endif -%}
+  {%- set named = (update_only or exclude or []) | map('lower') | list -%}
+  {%- set columns = arg_dict['dest_columns'] | map(attribute='name') | map('lower') | list -%}
+  {%- for name in named if name not in columns -%}
+    {{ exceptions.raise_compiler_error(
+        "Model '" ~ model.name ~ "': " ~ setting ~ " names '" ~ name ~ "', which is not a column of "
+        ~ arg_dict['target_relation'] ~ " (" ~ columns | join(', ') ~ ").") }}
+  {%- endfor -%}
+  {{ return(columns | reject('in', named) | list if update_only else named) }}
+{%- endmacro %}
+
+{% macro lakehouse_key_match(keys, dest=none) -%}
+  {%- for key in keys -%}
+    {{ dest or lakehouse_dest() }}.{{ key }} = {{ lakehouse_src() }}.{{ key }}{{ " and " if not loop.last }}
+  {%- endfor -%}
+{%- endmacro %}
+
+{#- dbt's names for the two sides, so that incremental_predicates written for
+    dbt (`DBT_INTERNAL_DEST.updated_at > ...`) work here too. -#}
+{% macro lakehouse_dest() %}DBT_INTERNAL_DEST{% endmacro %}
+{% macro lakehouse_src() %}DBT_INTERNAL_SOURCE{% endmacro %}
 
 {#- NULL counts as "not a delete": the row is kept, never dropped silently. -#}
 {% macro lakehouse_is_delete(lake) -%}
   coalesce(({{ lake.delete_condition }}), false)
 {%- endmacro %}
 
-{#- The value a write gives each target column: the batch's, or NULL for a
-    column the batch does not have (on_schema_change may leave such columns). -#}
-{% macro lakehouse_source_values(arg_dict, alias='src') -%}
-  {%- set present = arg_dict['source_columns'] | map(attribute='name') | map('lower') | list -%}
-  {%- set values = [] -%}
-  {%- for col in arg_dict['dest_columns'] -%}
-    {%- if col.name | lower in present -%}
-      {%- do values.append(alias ~ '.' ~ col.quoted) -%}
-    {%- else -%}
-      {%- do values.append('cast(null as ' ~ col.data_type ~ ')') -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {{ return(values) }}
-{%- endmacro %}
-
-{% macro lakehouse_insert_select(arg_dict, keyword='into') -%}
+{% macro lakehouse_insert_select(arg_dict, keyword='into', matching=false) -%}
   insert {{ keyword }} table {{ arg_dict['target_relation'] }}
-  select {{ lakehouse_source_values(arg_dict) | join(', ') }}
-  from {{ lakehouse_rows_to_write(arg_dict) }} as src
+  select {{ arg_dict['dest_columns'] | map(attribute='quoted') | join(', ') }}
+  from {{ lakehouse_rows_to_write(arg_dict, matching) }}
 {%- endmacro %}
 
 {#- Hudi upsert: the record key finds the row, the precombine key decides which
@@ -47,7 +101,7 @@
 {%- endmacro %}
 
 {% macro lakehouse__get_incremental_upsert_sql(arg_dict) -%}
-  {{ lakehouse_insert_select(arg_dict) }}
+  {{ lakehouse_insert_select(arg_dict, matching=true) }}
 {%- endmacro %}
 
 {% macro lakehouse__get_incremental_append_sql(arg_dict) -%}
@@ -60,24 +114,20 @@
   {{ lakehouse_insert_select(arg_dict, keyword='overwrite') }}
 {%- endmacro %}
 
-{#- MERGE INTO with explicit columns; Hudi applies the precombine key to updates. -#}
+{#- MERGE INTO on the record key, every column named; Hudi applies the
+    precombine key to updates. -#}
 {% macro lakehouse__get_incremental_merge_sql(arg_dict) -%}
   {%- set lake = adapter.hudi_config(model) -%}
-  {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list -%}
-  {%- set values = lakehouse_source_values(arg_dict) -%}
-  {%- set predicates = (arg_dict.get('incremental_predicates') or []) | list -%}
-  {%- for key in lake.record_key -%}
-    {%- do predicates.append('dest.' ~ key ~ ' = src.' ~ key) -%}
-  {%- endfor %}
-  merge into {{ arg_dict['target_relation'] }} as dest
-  using {{ lakehouse_rows_to_write(arg_dict) }} as src
-  on {{ predicates | join(' and ') }}
+  {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list %}
+  merge into {{ arg_dict['target_relation'] }} as {{ lakehouse_dest() }}
+  using {{ lakehouse_rows_to_write(arg_dict, matching=true) }} as {{ lakehouse_src() }}
+  on {{ lakehouse_key_match(lake.record_key) }}
   when matched then update set
     {%- for col in cols %}
-    {{ col }} = {{ values[loop.index0] }}{{ "," if not loop.last }}
+    {{ col }} = {{ lakehouse_src() }}.{{ col }}{{ "," if not loop.last }}
     {%- endfor %}
   when not matched then insert ({{ cols | join(', ') }})
-  values ({{ values | join(', ') }})
+  values ({% for col in cols %}{{ lakehouse_src() }}.{{ col }}{{ ", " if not loop.last }}{% endfor %})
 {%- endmacro %}
 
 {#- Removes the records whose batch row matches the delete_condition, unless the
