@@ -5,10 +5,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Tuple, Union
+from zoneinfo import ZoneInfo
 
 from dbt.adapters.base.meta import available
 from dbt.adapters.base.relation import BaseRelation
+from dbt.adapters.capability import Capability, CapabilityDict, CapabilitySupport, Support
 from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
@@ -37,6 +40,11 @@ class LakehouseConfig(SparkConfig):
 class LakehouseAdapter(SparkAdapter):
     ConnectionManager = LakehouseConnectionManager  # type: ignore[assignment]
     AdapterSpecificConfigs = LakehouseConfig  # type: ignore[assignment]
+    # Source freshness without a loaded_at_field: from the table's Hudi timeline
+    # (lakehouse__get_relation_last_modified).
+    _capabilities = CapabilityDict(
+        {Capability.TableLastModifiedMetadata: CapabilitySupport(support=Support.Full)}
+    )
 
     # Instants of an upstream: its whole active timeline (Hudi keeps at most
     # hoodie.keep.max.commits = 30 by default).
@@ -58,7 +66,7 @@ class LakehouseAdapter(SparkAdapter):
         return "lakehouse"
 
     def valid_incremental_strategies(self) -> List[str]:
-        return ["append", "merge", "upsert", "insert_overwrite"]
+        return ["append", "merge", "upsert", "insert_overwrite", "microbatch"]
 
     @available
     def hudi_config(self, model: Dict[str, Any]) -> HudiTableConfig:
@@ -144,6 +152,38 @@ class LakehouseAdapter(SparkAdapter):
                 raise DbtRuntimeError(f"Spark reports no location for schema {schema}.")
             self._schema_locations[schema] = found[0].rstrip("/")
         return f"{self._schema_locations[schema]}/{relation.identifier.lower()}"
+
+    # --- source freshness ------------------------------------------------------
+
+    @available
+    def hudi_last_modified(self, relation: BaseRelation) -> Optional[str]:
+        """When the table's latest completed instant completed, in UTC
+        ('YYYY-MM-DD HH:MM:SS.ffffff'); None if nothing was ever committed to it."""
+        table = f"{relation.schema}.{relation.identifier}"
+        try:
+            # A few, not one: with concurrent writers, the instant requested last
+            # need not be the one that completed last.
+            commits = self._completed_commits(table, 10)
+        except Exception as exc:  # Spark's own exception on the embedded session
+            if "is not a Hudi table" not in str(exc):
+                raise
+            raise DbtRuntimeError(
+                f"Source freshness without a loaded_at_field reads the table's Hudi timeline, "
+                f"and {relation} is not a Hudi table. Give the source a loaded_at_field."
+            ) from exc
+        if not commits:
+            return None
+        completed = max(str(c["state_transition_time"]) for c in commits)
+        # Instant times are wall-clock times in the table's timeline zone: Hudi's
+        # default, LOCAL, is the zone of the JVM that wrote them.
+        props, _, _ = self.hudi_table_settings(relation)
+        if props.get("hoodie.table.timeline.timezone", "LOCAL").upper() == "UTC":
+            zone = "UTC"
+        else:
+            _, rows = self.execute("select reflect('java.time.ZoneId', 'systemDefault')", fetch=True)
+            zone = str(rows[0][0])
+        moment = datetime.strptime(completed[:17], "%Y%m%d%H%M%S%f").replace(tzinfo=ZoneInfo(zone))
+        return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
 
     # --- incremental commit reads ---------------------------------------------
 
