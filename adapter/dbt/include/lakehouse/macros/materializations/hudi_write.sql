@@ -24,8 +24,16 @@
   {%- set temp_relation = this.incorporate(path={'identifier': this.identifier ~ '__lakehouse_batch'}, type='table') -%}
 
   {%- do lakehouse_stage_change_reads() -%}
+  {#- An enforced contract: the query's column names and types are checked
+      against the model's YAML before anything is written, and the columns
+      take the YAML's order (what dbt's create_table_as does). -#}
+  {%- set model_sql = compiled_code -%}
+  {%- if config.get('contract').enforced -%}
+    {%- do get_assert_columns_equivalent(compiled_code) -%}
+    {%- set model_sql = get_select_subquery(compiled_code) -%}
+  {%- endif -%}
   {#- (A batch left by a run that died is stale, its run wrote nothing: it is replaced.) -#}
-  {%- do lakehouse_create_scratch_table(temp_relation, compiled_code) -%}
+  {%- do lakehouse_create_scratch_table(temp_relation, model_sql) -%}
   {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
 
