@@ -1,29 +1,37 @@
 """Snapshots are Hudi tables keyed by the version's scd id: every version is kept.
 
-Each run reads an inline source whose contents depend on the `round` var, so a
-test drives a row through several versions without a second table to edit.
+A `round` var chooses the source's rows, so a test drives rows through several
+versions (changes, deletes, revivals) run after run.
 """
 
 import pytest
 
 from tests.functional.conftest import failures
 
+# The source is a Hudi table model, rebuilt each round from the `round` var.
 # Round 1: three accounts. Round 2: a1 changes tier. Round 3: a1 changes again
-# and a3 disappears from the source. a2 never changes.
+# and a3 disappears. a2 never changes.
+ACCOUNTS_MODEL = """
+{{ config(materialized='table') }}
+select account_id, tier, region from (values
+    (1, 'a1', 'bronze', 'eu'),
+    (2, 'a1', 'silver', 'eu'),
+    (3, 'a1', 'gold', 'eu'),
+    (1, 'a2', 'bronze', 'us'),
+    (2, 'a2', 'bronze', 'us'),
+    (3, 'a2', 'bronze', 'us'),
+    (1, 'a3', 'gold', 'us'),
+    (2, 'a3', 'gold', 'us')
+) as t(round, account_id, tier, region)
+where round = {{ var('round') }}
+"""
+
+# `select *` of a Hudi table also returns its _hoodie_* meta columns, which
+# change on every rebuild: they must not count as the row's data.
 CHECK_SNAPSHOT = """
 {{% snapshot accounts_history %}}
-    {{{{ config(unique_key='account_id', strategy='check', check_cols=['tier'], {options}) }}}}
-    select account_id, tier, region from (values
-        (1, 'a1', 'bronze', 'eu'),
-        (2, 'a1', 'silver', 'eu'),
-        (3, 'a1', 'gold', 'eu'),
-        (1, 'a2', 'bronze', 'us'),
-        (2, 'a2', 'bronze', 'us'),
-        (3, 'a2', 'bronze', 'us'),
-        (1, 'a3', 'gold', 'us'),
-        (2, 'a3', 'gold', 'us')
-    ) as t(round, account_id, tier, region)
-    where round = {{{{ var('round') }}}}
+    {{{{ config(unique_key='account_id', strategy='check', check_cols='all', {options}) }}}}
+    select * from {{{{ ref('accounts') }}}}
 {{% endsnapshot %}}
 """
 
@@ -37,9 +45,10 @@ CHECK_SNAPSHOT = """
     ],
 )
 def test_check_strategy_keeps_every_version(project, table_type, options):
+    project.model("accounts", ACCOUNTS_MODEL)
     project.write("snapshots/accounts_history.sql", CHECK_SNAPSHOT.format(options=options))
     for round_ in (1, 2, 3):
-        project.dbt("snapshot", "--vars", f"{{round: {round_}}}")
+        project.dbt("build", "--vars", f"{{round: {round_}}}")
 
     rows = project.rows(
         "select account_id, tier, dbt_valid_from, dbt_valid_to from {schema}.accounts_history"
@@ -64,6 +73,9 @@ def test_check_strategy_keeps_every_version(project, table_type, options):
     action = {"cow": "commit", "mor": "deltacommit"}[table_type]
     assert [a for _, _, a in project.completed_instants("accounts_history")] == [action] * 3
 
+    # The snapshot holds the source's columns, not its Hudi meta columns.
+    columns = [r.col_name for r in project.rows("describe {schema}.accounts_history")]
+    assert columns[5:9] == ["account_id", "tier", "region", "dbt_scd_id"]
     # A run that finds nothing new writes no commit.
     project.dbt("snapshot", "--vars", "{round: 3}")
     assert len(project.completed_instants("accounts_history")) == 3
@@ -131,6 +143,7 @@ def test_timestamp_strategy_with_new_record_deletes(project):
     ],
 )
 def test_other_formats_and_unsupported_configs(project, options, expected):
+    project.model("accounts", ACCOUNTS_MODEL)
     project.write("snapshots/accounts_history.sql", CHECK_SNAPSHOT.format(options=options))
     result = project.dbt("snapshot", "--vars", "{round: 1}", expect_ok=False)
     message = " ".join(failures(result))

@@ -28,9 +28,10 @@
   {%- set strategy_macro = strategy_dispatch(config.get('strategy')) -%}
   {%- set strategy = strategy_macro(model, 'snapshotted_data', 'source_data', model['config'], exists) -%}
   {%- set batch = target_relation.incorporate(path={'identifier': target_relation.identifier ~ '__lakehouse_batch'}) -%}
+  {%- set source_sql = lakehouse_without_hudi_meta_columns(sql) -%}
 
   {%- if not exists -%}
-    {%- do lakehouse_create_scratch_table(batch, build_snapshot_table(strategy, sql)) -%}
+    {%- do lakehouse_create_scratch_table(batch, build_snapshot_table(strategy, source_sql)) -%}
     {%- set staged = adapter.get_columns_in_relation(batch) -%}
     {%- do lake.check_columns(staged | map(attribute='name') | list) -%}
     {%- call statement('create_table') -%}
@@ -41,7 +42,7 @@
     {%- do adapter.assert_valid_snapshot_target_given_strategy(target_relation, columns, strategy) -%}
     {%- do lakehouse_snapshot_check_table(target_relation, lake) -%}
     {%- set staging = target_relation.incorporate(path={'identifier': target_relation.identifier ~ '__lakehouse_staging'}) -%}
-    {%- do lakehouse_create_scratch_table(staging, snapshot_staging_table(strategy, sql, target_relation)) -%}
+    {%- do lakehouse_create_scratch_table(staging, snapshot_staging_table(strategy, source_sql, target_relation)) -%}
     {%- set missing = adapter.get_missing_columns(staging, target_relation)
         | rejectattr('name', 'in', lakehouse_snapshot_helper_columns()) | list -%}
     {%- do create_columns(target_relation, missing) -%}
@@ -188,4 +189,38 @@
     record got NULL in every source column. (dbt-core calls it nowhere else.) -#}
 {% macro lakehouse__get_columns_in_relation(relation) -%}
   {{ return(adapter.get_columns_in_relation(relation)) }}
+{%- endmacro %}
+
+
+{#- Hudi's per-record meta columns, which `select *` over a Hudi table returns
+    and dbt-spark leaves out of a relation's columns. -#}
+{% macro lakehouse_hudi_meta_columns() -%}
+  {{ return(['_hoodie_commit_time', '_hoodie_commit_seqno', '_hoodie_record_key',
+             '_hoodie_partition_path', '_hoodie_file_name', '_hoodie_operation']) }}
+{%- endmacro %}
+
+{#- A snapshot of `select * from <a Hudi table>` reads the source without its
+    meta columns: they are no data of the rows, and dbt-core's staging query
+    would otherwise union rows of different widths (its new_record branch lists
+    the source's columns as the macro below returns them). -#}
+{% macro lakehouse_without_hudi_meta_columns(sql) -%}
+  {%- set names = default__get_columns_in_query(sql) -%}
+  {%- set kept = names | reject('in', lakehouse_hudi_meta_columns()) | list -%}
+  {%- if kept | length == names | length -%}
+    {{ return(sql) }}
+  {%- endif -%}
+  {%- set projected -%}
+    select {% for name in kept %}{{ adapter.quote(name) }}{{ ", " if not loop.last }}{% endfor %}
+    from ({{ sql }}) as snapshot_source
+  {%- endset -%}
+  {{ return(projected) }}
+{%- endmacro %}
+
+{#- dbt-core's check strategy with check_cols='all' compares the columns of the
+    snapshot's query with the snapshot table's; with Hudi's meta columns counted
+    on the query side only, every row of every run looked changed. (dbt-core
+    calls this macro for snapshots and for unit tests, whose inputs are
+    fixtures, never Hudi tables.) -#}
+{% macro lakehouse__get_columns_in_query(select_sql) -%}
+  {{ return(default__get_columns_in_query(select_sql) | reject('in', lakehouse_hudi_meta_columns()) | list) }}
 {%- endmacro %}
