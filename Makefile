@@ -19,8 +19,10 @@ lint: setup
 unit: setup
 	$(BIN)/pytest tests/unit -q
 
+# Two test processes, each with its own JVM and lake; a file's tests stay in
+# one process (they share class- and module-level fixtures).
 test: setup lint
-	$(BIN)/pytest tests -q -rfE
+	$(BIN)/pytest tests -q -rfE -n 2 --dist loadfile --durations=25
 
 clean:
 	rm -rf .lake target logs
