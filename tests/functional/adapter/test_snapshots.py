@@ -18,7 +18,7 @@ from dbt.tests.adapter.basic.test_snapshot_check_cols import BaseSnapshotCheckCo
 from dbt.tests.adapter.basic.test_snapshot_timestamp import BaseSnapshotTimestamp
 from dbt.tests.adapter.simple_snapshot import new_record_timestamp_mode as new_record
 from dbt.tests.adapter.simple_snapshot.new_record_timestamp_mode import BaseSnapshotNewRecordTimestampMode
-from dbt.tests.adapter.simple_snapshot.test_snapshot import BaseSimpleSnapshot, BaseSnapshotCheck  # noqa: F401
+from dbt.tests.adapter.simple_snapshot.test_snapshot import BaseSnapshotCheck
 from dbt.tests.adapter.simple_snapshot.test_various_configs import (
     BaseSnapshotColumnNames,
     BaseSnapshotDbtValidToCurrent,
@@ -98,6 +98,10 @@ class HudiFactTable:
         )
 
 
+# BaseSimpleSnapshot (updates, inserts, deletes, revives, a new column) passes
+# with the same HudiFactTable, but is left out of the suite for its run time:
+# five tests that each rebuild the source and snapshot it twice. The check
+# strategy below runs the same machinery once.
 class TestSnapshotCheck(HudiFactTable, BaseSnapshotCheck):
     pass
 
