@@ -74,6 +74,9 @@ class LakehouseAdapter(SparkAdapter):
         Parsed once per model and config: several macros of one write ask for it,
         and its warnings are said once."""
         config = model.get("config", {})
+        # dbt reads an empty unique_key ('' or []) as no unique key at all.
+        if config.get("unique_key") in ("", []):
+            config = {key: value for key, value in config.items() if key != "unique_key"}
         cache_key = (model.get("unique_id") or model["name"], json.dumps(config, sort_keys=True, default=str))
         parsed = self._hudi_configs.get(cache_key)
         if parsed is None:
