@@ -1,5 +1,7 @@
-"""dbt unit tests through this adapter; the upstream a unit test mocks is a
-Hudi table, whose _hoodie_* metadata columns must not reach the fixture."""
+"""dbt unit tests through this adapter. In the case-insensitivity class the
+upstream a unit test mocks is a Hudi table, whose _hoodie_* metadata columns
+must not reach the mocked input; the types class keeps dbt's view upstream (a
+Hudi table per type would re-test that one path seven times)."""
 
 import pytest
 
@@ -11,10 +13,6 @@ UPSTREAM_AS_HUDI_TABLE = {"models": {"test": {"my_upstream_model": {"+materializ
 
 
 class TestUnitTestingTypes(BaseUnitTestingTypes):
-    @pytest.fixture(scope="class")
-    def project_config_update(self):
-        return UPSTREAM_AS_HUDI_TABLE
-
     # Spark's literals for the types (dbt-spark's list); Spark has no json type.
     @pytest.fixture
     def data_types(self):
@@ -31,7 +29,9 @@ class TestUnitTestingTypes(BaseUnitTestingTypes):
 
 
 class TestUnitTestCaseInsensitivity(BaseUnitTestCaseInsensivity):
-    pass
+    @pytest.fixture(scope="class")
+    def project_config_update(self):
+        return UPSTREAM_AS_HUDI_TABLE
 
 
 class TestUnitTestInvalidInput(BaseUnitTestInvalidInput):

@@ -1,0 +1,100 @@
+"""dbt's microbatch strategy on Hudi tables: event_time, batch_size, lookback,
+backfill; each batch replaces exactly the rows of its event_time window."""
+
+from pathlib import Path
+
+import pytest
+
+from dbt.tests.adapter.incremental.test_incremental_microbatch import BaseMicrobatch
+from dbt.tests.util import patch_microbatch_end_time, run_dbt
+
+# dbt-spark's form: no unique_key (a keyless Hudi table, an insert per batch).
+_keyless_model_sql = """
+{{ config(materialized='incremental', incremental_strategy='microbatch',
+          event_time='event_time', batch_size='day', begin=modules.datetime.datetime(2020, 1, 1, 0, 0, 0)) }}
+select * from {{ ref('input_model') }}
+"""
+
+
+class TestMicrobatch(BaseMicrobatch):
+    @pytest.fixture(scope="class")
+    def microbatch_model_sql(self) -> str:
+        return _keyless_model_sql
+
+
+# Events over three days; the source is a seed so a test can change it between runs.
+_events_v1 = """id,event_day,amount
+1,2020-01-01,10
+2,2020-01-01,20
+3,2020-01-02,30
+4,2020-01-02,40
+5,2020-01-03,50
+"""
+
+# Day 1 loses id 2 and corrects id 1 downwards; day 2 gains id 6 and corrects
+# id 3; day 3 loses id 5.
+_events_v2 = """id,event_day,amount
+1,2020-01-01,9
+3,2020-01-02,31
+4,2020-01-02,40
+6,2020-01-02,60
+"""
+
+_windowed_model_sql = """
+{{ config(materialized='incremental', incremental_strategy='microbatch', unique_key='id', table_type='mor',
+          precombine_key='amount', partition_by='event_day',
+          event_time='event_time', batch_size='day', lookback=0,
+          begin=modules.datetime.datetime(2020, 1, 1, 0, 0, 0)) }}
+select id, amount, cast(event_day as timestamp) as event_time, cast(event_day as string) as event_day
+from {{ ref('events') }}
+"""
+
+_events_input_sql = """
+{{ config(materialized='view', event_time='event_time') }}
+select id, amount, event_day, cast(event_day as timestamp) as event_time from {{ ref('events_seed') }}
+"""
+
+
+class TestMicrobatchReplacesItsWindowMor:
+    """On a keyed, partitioned merge-on-read table, a backfill of one day
+    replaces exactly that day: rows gone from its source go, corrections land
+    (even with a smaller precombine value), other days stay as they were
+    although their source changed too."""
+
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"events_seed.csv": _events_v1}
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"events.sql": _events_input_sql, "windowed.sql": _windowed_model_sql}
+
+    def rows(self, project):
+        return [tuple(r) for r in project.run_sql(
+            f"select event_day, id, amount from {project.test_schema}.windowed order by id", fetch="all")]
+
+    def test_backfill_replaces_exactly_the_window(self, project):
+        run_dbt(["seed"])
+        with patch_microbatch_end_time("2020-01-03 12:00:00"):
+            run_dbt(["run"])
+        assert self.rows(project) == [
+            ("2020-01-01", 1, 10), ("2020-01-01", 2, 20), ("2020-01-02", 3, 30),
+            ("2020-01-02", 4, 40), ("2020-01-03", 5, 50),
+        ]
+
+        Path(project.project_root, "seeds", "events_seed.csv").write_text(_events_v2)
+        run_dbt(["seed", "--full-refresh"])
+        # The amount is the precombine key: an upsert alone would keep id 1's
+        # stored 10 over the corrected 9; the window's delete lets 9 land.
+        run_dbt(["run", "--select", "windowed",
+                 "--event-time-start", "2020-01-01", "--event-time-end", "2020-01-02"])
+        assert self.rows(project) == [
+            ("2020-01-01", 1, 9), ("2020-01-02", 3, 30), ("2020-01-02", 4, 40), ("2020-01-03", 5, 50),
+        ]
+
+        run_dbt(["run", "--select", "windowed",
+                 "--event-time-start", "2020-01-02", "--event-time-end", "2020-01-04"])
+        # Day 3 has no rows left in its source: its batch empties the window.
+        assert self.rows(project) == [
+            ("2020-01-01", 1, 9), ("2020-01-02", 3, 31), ("2020-01-02", 4, 40), ("2020-01-02", 6, 60),
+        ]
