@@ -149,6 +149,17 @@ class HudiTableConfig:
                 self.model, "delete_condition", self.delete_condition,
                 f"Deletes need incremental_strategy 'upsert' or 'merge', not '{strategy}'.",
             )
+        if strategy == "microbatch" and self.table_type == "mor" and self.precombine_key:
+            # A batch deletes its window, then writes its rows: seen in Hudi 1.2,
+            # on MOR a deleted record comes back when a later write of its key
+            # has a smaller precombine value (compaction keeps it).
+            raise LakeConfigError(
+                self.model, "precombine_key", self.precombine_key,
+                "incremental_strategy 'microbatch' on a merge-on-read table cannot use a precombine_key: "
+                "Hudi 1.2 brings a deleted record back when a later write of its key has a smaller "
+                "precombine value, so a batch could not replace its window exactly. "
+                "Use table_type 'cow', or remove precombine_key.",
+            )
 
     def check_columns(self, columns: Iterable[str]) -> None:
         """Every key column must be one the model's SELECT outputs."""
