@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from dbt.tests.adapter.incremental.test_incremental_microbatch import BaseMicrobatch
-from dbt.tests.util import patch_microbatch_end_time, run_dbt
+from dbt.tests.util import patch_microbatch_end_time, run_dbt, run_dbt_and_capture
 
 # dbt-spark's form: no unique_key (a keyless Hudi table, an insert per batch).
 _keyless_model_sql = """
@@ -16,10 +16,14 @@ select * from {{ ref('input_model') }}
 """
 
 
-class TestMicrobatch(BaseMicrobatch):
+class TestMicrobatchMor(BaseMicrobatch):
     @pytest.fixture(scope="class")
     def microbatch_model_sql(self) -> str:
         return _keyless_model_sql
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self):
+        return {"models": {"+table_type": "mor"}}
 
 
 # Events over three days; the source is a seed so a test can change it between runs.
@@ -41,7 +45,7 @@ _events_v2 = """id,event_day,amount
 """
 
 _windowed_model_sql = """
-{{ config(materialized='incremental', incremental_strategy='microbatch', unique_key='id', table_type='mor',
+{{ config(materialized='incremental', incremental_strategy='microbatch', unique_key='id',
           precombine_key='amount', partition_by='event_day',
           event_time='event_time', batch_size='day', lookback=0,
           begin=modules.datetime.datetime(2020, 1, 1, 0, 0, 0)) }}
@@ -55,10 +59,10 @@ select id, amount, event_day, cast(event_day as timestamp) as event_time from {{
 """
 
 
-class TestMicrobatchReplacesItsWindowMor:
-    """On a keyed, partitioned merge-on-read table, a backfill of one day
-    replaces exactly that day: rows gone from its source go, corrections land
-    (even with a smaller precombine value), other days stay as they were
+class TestMicrobatchReplacesItsWindow:
+    """On a keyed, partitioned table with a precombine key, a backfill of one
+    day replaces exactly that day: rows gone from its source go, corrections
+    land (even with a smaller precombine value), other days stay as they were
     although their source changed too."""
 
     @pytest.fixture(scope="class")
@@ -98,3 +102,29 @@ class TestMicrobatchReplacesItsWindowMor:
         assert self.rows(project) == [
             ("2020-01-01", 1, 9), ("2020-01-02", 3, 31), ("2020-01-02", 4, 40), ("2020-01-02", 6, 60),
         ]
+
+
+class TestMicrobatchMorPrecombineRefused:
+    """Seen in Hudi 1.2: on merge-on-read, a deleted record comes back when a
+    later write of its key has a smaller precombine value, so a batch could not
+    replace its window exactly: the combination is refused before any write."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {
+            "events.sql": "{{ config(materialized='view', event_time='event_time') }}\n"
+                          "select 1 as id, 5 as amount, timestamp '2020-01-01 00:00:00' as event_time",
+            "windowed.sql": "{{ config(materialized='incremental', incremental_strategy='microbatch', "
+                            "unique_key='id', precombine_key='amount', table_type='mor', event_time='event_time', "
+                            "batch_size='day', begin=modules.datetime.datetime(2020, 1, 1)) }}\n"
+                            "select * from {{ ref('events') }}",
+        }
+
+    def test_refused(self, project):
+        with patch_microbatch_end_time("2020-01-01 12:00:00"):
+            results, output = run_dbt_and_capture(["run"], expect_pass=False)
+        [failed] = [r for r in results if r.node.name == "windowed"]
+        assert failed.status == "error"
+        # A microbatch model reports its batches' errors in the log, not in its result.
+        assert "config 'precombine_key' = 'amount' is not valid" in output and "table_type 'cow'" in output
+        assert project.run_sql(f"show tables in {project.test_schema} like 'windowed'", fetch="all") == []
