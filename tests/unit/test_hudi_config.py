@@ -3,6 +3,7 @@
 import pytest
 
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig, LakeConfigError
+from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 
 
 def parse(**config):
@@ -14,7 +15,7 @@ def test_defaults_are_a_keyless_cow_table():
     assert lake.table_type == "cow"
     assert lake.record_key == ()
     assert lake.precombine_key is None
-    assert lake.table_options() == {"type": "cow"}
+    assert lake.table_options() == {"type": "cow", **WRITE_DEFAULTS}
 
 
 def test_keys_map_to_hudi_table_options():
@@ -23,13 +24,15 @@ def test_keys_map_to_hudi_table_options():
         unique_key=["account_id", "event_id"],
         precombine_key="event_version",
         partition_by="event_date",
-        hudi_options={"hoodie.metadata.enable": False, "hoodie.parquet.small.file.limit": 0},
+        hudi_options={"hoodie.metadata.enable": True, "hoodie.parquet.small.file.limit": 0},
     )
     assert lake.table_options() == {
+        **WRITE_DEFAULTS,
         "type": "mor",
         "primaryKey": "account_id,event_id",
         "orderingFields": "event_version",
-        "hoodie.metadata.enable": "false",
+        # hudi_options override the adapter's write defaults.
+        "hoodie.metadata.enable": "true",
         "hoodie.parquet.small.file.limit": "0",
         # A MOR table compacts inline after 5 delta commits unless told otherwise.
         "hoodie.compact.inline": "true",

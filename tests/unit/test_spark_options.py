@@ -6,6 +6,7 @@ import pytest
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig, LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.cleaning import POLICIES
 from dbt.adapters.lakehouse.relation_configs.hudi_table import WRITE_OPERATIONS, owned_keys
+from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 
 MODEL = "events"
 
@@ -130,9 +131,16 @@ def emitted_hoodie_settings():
                     yield config, key, value
 
 
-def test_every_emitted_key_is_owned():
+def test_every_emitted_key_is_owned_or_a_write_default():
     owned = owned_keys()
-    assert {key for _, key, _ in emitted_hoodie_settings()} <= set(owned)
+    assert {key for _, key, _ in emitted_hoodie_settings()} <= set(owned) | set(WRITE_DEFAULTS)
+    assert not set(owned) & set(WRITE_DEFAULTS), "a write default must not be a typed config's key"
+
+
+def test_every_write_default_is_overridden_by_hudi_options():
+    for key in WRITE_DEFAULTS:
+        lake = parse(unique_key="id", hudi_options={key: "other"})
+        assert lake.table_options()[key] == lake.write_settings("upsert")[key] == "other"
 
 
 def test_every_owned_key_is_refused_in_hudi_options_naming_its_config():
@@ -144,6 +152,8 @@ def test_every_owned_key_is_refused_in_hudi_options_naming_its_config():
 def test_every_emitted_key_given_as_an_option_agrees_with_the_typed_config():
     """The same value through `options` changes nothing; a write operation is refused."""
     for config, key, value in emitted_hoodie_settings():
+        if key in WRITE_DEFAULTS:
+            continue
         if owned_keys()[key].CONFIG_KEY == "incremental_strategy":
             assert "incremental_strategy" in error(**config, options={key: value})
             continue

@@ -27,10 +27,12 @@ IDS = 200
 # A MOR table upserted by id; batch b gives every id the value id * b, with b as
 # the precombine key. `pause_ms` slows the query down row by row (a static Java
 # call through reflect), so that a run can be caught while it stages its batch.
+# The metadata table is on (the adapter's default has it off), compacted often:
+# its compaction is the one kill point Hudi does not recover by itself.
 EVENTS = """
     {{ config(materialized='incremental', table_type='mor', unique_key='id', precombine_key='batch',
               compaction={'trigger': 'num_commits', 'delta_commits': 2},
-              hudi_options={'hoodie.metadata.compact.max.delta.commits': 3}) }}
+              hudi_options={'hoodie.metadata.enable': true, 'hoodie.metadata.compact.max.delta.commits': 3}) }}
     select id, {{ var('batch') }} as batch, id * {{ var('batch') }} as value
     from (select explode(sequence(1, %d)) as id)
     where coalesce(reflect('java.lang.Thread', 'sleep', cast({{ var('pause_ms', 0) }} as bigint)), '') is not null

@@ -48,19 +48,25 @@ def test_cow_is_the_default_table_type(project):
     assert [a for _, _, a in project.completed_instants("plain")] == ["commit"]
 
 
-def test_a_table_without_metadata_table_takes_incremental_writes(project):
-    """Before each write the adapter reads the metadata table's timeline (crash
-    recovery); a table whose metadata table is off has none, and that is fine."""
-    project.model(
-        "no_metadata",
-        """
-        {{ config(materialized='incremental', unique_key='id',
-                  hudi_options={'hoodie.metadata.enable': false}) }}
-        select id, {{ var('run') }} as v from (values (1), (2)) as t(id)
-        """,
-    )
+def test_small_commit_defaults_are_on_the_table_and_hudi_options_override_them(project):
+    """The adapter's defaults (write_defaults.py): no metadata table, no Hive
+    sync, direct markers. Before each write the adapter reads the metadata
+    table's timeline (crash recovery): a table without one takes writes too."""
+    model = """
+        {{{{ config(materialized='incremental', unique_key='id'{options}) }}}}
+        select id, {{{{ var('run') }}}} as v from (values (1), (2)) as t(id)
+    """
+    project.model("defaults", model.format(options=""))
+    project.model("with_metadata", model.format(options=", hudi_options={'hoodie.metadata.enable': true}"))
     project.dbt("run", "--vars", "{run: 1}")
     project.dbt("run", "--vars", "{run: 5}")
-    assert not (project.table_dir("no_metadata") / ".hoodie" / "metadata").exists()
-    assert project.scalar("select sum(v) from {schema}.no_metadata") == 10
-    assert [a for _, _, a in project.completed_instants("no_metadata")] == ["commit", "commit"]
+
+    assert not (project.table_dir("defaults") / ".hoodie" / "metadata").exists()
+    assert (project.table_dir("with_metadata") / ".hoodie" / "metadata" / "files").is_dir()
+    for table in ("defaults", "with_metadata"):
+        assert project.scalar(f"select sum(v) from {{schema}}.{table}") == 10
+        assert [a for _, _, a in project.completed_instants(table)] == ["commit", "commit"]
+    props = {r.key: r.value for r in project.rows("show tblproperties {schema}.defaults")}
+    assert props["hoodie.metadata.enable"] == "false"
+    assert props["hoodie.datasource.meta.sync.enable"] == "false"
+    assert props["hoodie.write.markers.type"] == "DIRECT"

@@ -20,6 +20,7 @@ from dbt.adapters.lakehouse.relation_configs.index import IndexConfig
 from dbt.adapters.lakehouse.relation_configs.parsing import stringify
 from dbt.adapters.lakehouse.relation_configs.spark_options import fold_options
 from dbt.adapters.lakehouse.relation_configs.table_layout import TableLayout
+from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 
 STRATEGIES_NEEDING_KEY = ("merge", "upsert")
 # Hudi write operation behind each incremental strategy. `append` is a plain
@@ -194,7 +195,7 @@ class HudiTableConfig:
 
     def table_properties(self) -> Dict[str, str]:
         """hoodie.* settings recorded on the table, so anyone can see what applies."""
-        props: Dict[str, str] = {}
+        props: Dict[str, str] = dict(WRITE_DEFAULTS)
         props.update(self.index.hoodie_settings())
         props.update(self.compaction.hoodie_settings())
         props.update(self.cleaning.hoodie_settings())
