@@ -44,9 +44,12 @@ class LakeSetting:
         return cls.CONFIG_KEY
 
     @classmethod
-    def block_from_hoodie(cls, model: str, settings: Mapping[str, str]) -> Dict[str, Any]:
+    def block_from_hoodie(cls, model: str, settings: Mapping[str, str],
+                          written: Mapping[str, str]) -> Dict[str, Any]:
         """The model-config values that these hoodie.* settings (all owned by
-        this setting) mean, e.g. {'delta_commits': 3} for compaction."""
+        this setting) mean, e.g. {'delta_commits': 3} for compaction.
+        `written`: where the user wrote each key (`options.X`, `tblproperties.X`),
+        the name an error gives, so it points at the line to fix."""
         raise NotImplementedError
 
 

@@ -62,25 +62,27 @@ class CleaningConfig(LakeSetting):
         }
 
     @classmethod
-    def block_from_hoodie(cls, model: str, settings: Mapping[str, str]) -> Dict[str, Any]:
+    def block_from_hoodie(cls, model: str, settings: Mapping[str, str],
+                          written: Mapping[str, str]) -> Dict[str, Any]:
         block: Dict[str, Any] = {}
         if AUTOMATIC in settings:
-            block["automatic"] = hoodie_bool(model, AUTOMATIC, settings[AUTOMATIC])
+            block["automatic"] = hoodie_bool(model, written[AUTOMATIC], settings[AUTOMATIC])
         if POLICY in settings:
             block["policy"] = str(settings[POLICY]).lower()
         retains = [(policy, key) for policy, (key, _) in POLICIES.items() if key in settings]
         if len(retains) > 1:
             raise LakeConfigError(
-                model, "options", retains[1][1],
+                model, written[retains[1][1]], settings[retains[1][1]],
                 f"Set one retain setting, for the cleaning policy in use; got {', '.join(k for _, k in retains)}.",
             )
         if retains:
             policy, key = retains[0]
-            block["retain"] = hoodie_int(model, key, settings[key])
+            block["retain"] = hoodie_int(model, written[key], settings[key])
             # A retain setting names its policy; one given with another policy would be ignored by Hudi.
             if block.setdefault("policy", policy) != policy:
                 raise LakeConfigError(
-                    model, "options", key,
-                    f"It applies to cleaning policy {policy.upper()}, not {block['policy'].upper()}.",
+                    model, written[key], settings[key],
+                    f"It applies to cleaning policy {policy.upper()}, not {block['policy'].upper()}. "
+                    "Set the policy and its retain count together with cleaning: {policy: ..., retain: N}.",
                 )
         return block

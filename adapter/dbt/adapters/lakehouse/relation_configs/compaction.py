@@ -74,16 +74,18 @@ class CompactionConfig(LakeSetting):
         }
 
     @classmethod
-    def block_from_hoodie(cls, model: str, settings: Mapping[str, str]) -> Dict[str, Any]:
+    def block_from_hoodie(cls, model: str, settings: Mapping[str, str],
+                          written: Mapping[str, str]) -> Dict[str, Any]:
         block: Dict[str, Any] = {}
         if TRIGGER in settings:
             block["trigger"] = str(settings[TRIGGER]).lower()
         if DELTA_COMMITS in settings:
-            block["delta_commits"] = hoodie_int(model, DELTA_COMMITS, settings[DELTA_COMMITS])
+            block["delta_commits"] = hoodie_int(model, written[DELTA_COMMITS], settings[DELTA_COMMITS])
         if DELTA_SECONDS in settings:
-            block["delta_seconds"] = hoodie_int(model, DELTA_SECONDS, settings[DELTA_SECONDS])
-        inline = hoodie_bool(model, INLINE, settings[INLINE]) if INLINE in settings else None
-        schedule = hoodie_bool(model, SCHEDULE_INLINE, settings[SCHEDULE_INLINE]) if SCHEDULE_INLINE in settings else None
+            block["delta_seconds"] = hoodie_int(model, written[DELTA_SECONDS], settings[DELTA_SECONDS])
+        inline = hoodie_bool(model, written[INLINE], settings[INLINE]) if INLINE in settings else None
+        schedule = (hoodie_bool(model, written[SCHEDULE_INLINE], settings[SCHEDULE_INLINE])
+                    if SCHEDULE_INLINE in settings else None)
         if inline:
             block["mode"] = "inline"
         elif schedule:

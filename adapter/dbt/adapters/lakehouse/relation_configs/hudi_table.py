@@ -53,10 +53,11 @@ class WriteOperation(LakeSetting):
         return {"hoodie.spark.sql.insert.into.operation": WRITE_OPERATIONS[self.strategy]}
 
     @classmethod
-    def block_from_hoodie(cls, model: str, settings: Mapping[str, str]) -> Dict[str, Any]:
+    def block_from_hoodie(cls, model: str, settings: Mapping[str, str],
+                          written: Mapping[str, str]) -> Dict[str, Any]:
         key = next(iter(settings))
         raise LakeConfigError(
-            model, "options", key,
+            model, written[key], settings[key],
             f"The write operation follows the model's incremental_strategy "
             f"({', '.join(WRITE_OPERATIONS)}): set that instead.",
         )

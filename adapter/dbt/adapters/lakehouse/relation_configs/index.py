@@ -50,7 +50,10 @@ class IndexConfig(LakeSetting):
 
     def check_keyed(self, model: str, has_record_key: bool) -> None:
         if self.type and not has_record_key:
-            raise LakeConfigError(model, "index", self.type, "An index needs a unique_key (the record key).")
+            raise LakeConfigError(
+                model, "index", self.type,
+                "An index needs a unique_key (the record key): set unique_key, or remove index.",
+            )
 
     @classmethod
     def examples(cls) -> Iterable["IndexConfig"]:
@@ -68,12 +71,13 @@ class IndexConfig(LakeSetting):
         return settings
 
     @classmethod
-    def block_from_hoodie(cls, model: str, settings: Mapping[str, str]) -> Dict[str, Any]:
+    def block_from_hoodie(cls, model: str, settings: Mapping[str, str],
+                          written: Mapping[str, str]) -> Dict[str, Any]:
         unsupported = sorted(set(settings) - {INDEX_TYPE, BUCKETS, BUCKET_ENGINE})
         if unsupported or str(settings.get(BUCKET_ENGINE, "SIMPLE")).upper() != "SIMPLE":
             key = unsupported[0] if unsupported else BUCKET_ENGINE
             raise LakeConfigError(
-                model, "options", key,
+                model, written[key], settings[key],
                 "The `index` config sets Hudi's index (type bloom|simple|bucket, with a fixed bucket count); "
                 "other index settings are not supported.",
             )
@@ -81,5 +85,5 @@ class IndexConfig(LakeSetting):
         if INDEX_TYPE in settings:
             block["type"] = str(settings[INDEX_TYPE]).lower()
         if BUCKETS in settings:
-            block["buckets"] = hoodie_int(model, BUCKETS, settings[BUCKETS])
+            block["buckets"] = hoodie_int(model, written[BUCKETS], settings[BUCKETS])
         return block

@@ -67,7 +67,10 @@ def fold_options(model: str, config: Mapping[str, Any], owners: Mapping[str, Typ
                 continue
             written = f"{source}.{key}"
             if name in hudi and hudi[name][1] != stringify(value):
-                raise LakeConfigError(model, written, value, f"It disagrees with {hudi[name][0]} = {hudi[name][1]!r}.")
+                raise LakeConfigError(
+                    model, written, value,
+                    f"It disagrees with {hudi[name][0]} = {hudi[name][1]!r}. Set it in one place.",
+                )
             hudi[name] = (written, stringify(value))
 
     by_setting: Dict[Type[LakeSetting], Dict[str, str]] = {}
@@ -83,7 +86,7 @@ def fold_options(model: str, config: Mapping[str, Any], owners: Mapping[str, Typ
             result.table_options[name] = value
     written_as = {name: where for name, (where, _) in hudi.items()}
     for setting, settings in by_setting.items():
-        block = setting.block_from_hoodie(model, settings)
+        block = setting.block_from_hoodie(model, settings, written_as)
         if setting is TableLayout:
             for config_key, value in block.items():
                 _fold_value(model, result.config, config_key, value, written_as[_option_key(settings, config_key)])

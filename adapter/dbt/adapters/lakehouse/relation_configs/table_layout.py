@@ -86,24 +86,36 @@ class TableLayout(LakeSetting):
         return {}
 
     @classmethod
-    def block_from_hoodie(cls, model: str, settings: Mapping[str, str]) -> Dict[str, Any]:
+    def block_from_hoodie(cls, model: str, settings: Mapping[str, str],
+                          written: Mapping[str, str]) -> Dict[str, Any]:
         """Model configs from layout settings under Hudi's names (option or hoodie.* key)."""
         names = {**OPTION_NAMES, **HOODIE_KEYS}
         block: Dict[str, Any] = {}
+        first: Dict[str, str] = {}  # config: the key it was first set under
         for key, value in settings.items():
             config = names[key]
             if config == "table_type":
                 value = HUDI_TABLE_TYPES.get(str(value).upper(), value)
+                # Checked here, where the key the user wrote is known (table_type's
+                # own check would name table_type, which the model does not set).
+                if str(value).lower() not in TABLE_TYPES:
+                    raise LakeConfigError(
+                        model, written[key], settings[key],
+                        f"Use one of: {', '.join(TABLE_TYPES)} (or Hudi's {', '.join(HUDI_TABLE_TYPES)}).",
+                    )
             if config == "precombine_key" and "," in str(value):
                 raise LakeConfigError(
-                    model, "options", key,
-                    f"{value!r}: dbt-lakehouse orders records by one column (precombine_key).",
+                    model, written[key], value,
+                    "dbt-lakehouse orders records by one column: set precombine_key to one column.",
                 )
             if config in block and block[config] != value:
                 raise LakeConfigError(
-                    model, "options", key, f"{value!r} disagrees with {block[config]!r}, set under another name.",
+                    model, written[key], value,
+                    f"It disagrees with {written[first[config]]} = {block[config]!r}; both set {config}. "
+                    f"Set it in one place (prefer {config}).",
                 )
             block[config] = value
+            first.setdefault(config, key)
         return block
 
     def table_options(self) -> Dict[str, str]:
