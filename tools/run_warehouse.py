@@ -80,6 +80,15 @@ def summary(spark, batches: int, truth: dict, elapsed: float) -> None:
         f"select quarantine_reason, count(*) as n from {SCHEMA}_ods.ods_billing_events_quarantine group by 1 order by 1"
     ).collect()
     print("\nquarantined lines: " + (", ".join(f"{r.quarantine_reason} {r.n:,}" for r in quarantined) or "none"))
+    lines = spark.sql(
+        f"select (select count(*) from {SCHEMA}_ods.ods_billing_events_raw) as landed, "
+        f"(select count(*) from {SCHEMA}_ods.ods_billing_events) as valid, "
+        f"(select count(*) from {SCHEMA}_ods.ods_billing_events_quarantine) as quarantined, "
+        f"(select count(*) from {SCHEMA}_ods.ods_billing_events_held where hold_status = 'held') as held, "
+        f"(select count(*) from {SCHEMA}_ods.ods_billing_events_held where hold_status = 'released') as released"
+    ).collect()[0]
+    print(f"billing lines: landed {lines.landed:,} = valid {lines.valid:,} + quarantined {lines.quarantined:,} "
+          f"+ held {lines.held:,} (their account not landed yet; {lines.released:,} released so far)")
 
     expected = truth["batches"][batches - 1]
     total = spark.sql(f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_industry").collect()[0][0] or 0

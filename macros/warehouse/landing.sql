@@ -1,25 +1,53 @@
-{#- The lines of a landed feed's files, each file read once.
+{#- The lines of a landed feed's files, each delivery read once.
 
     `from {{ landed_lines('billing_events') }} as landed` reads every file under
-    <landing_dir>/<feed>/ as text: one row per line, with the file it came from
-    and the landing batch (its `batch=NNNNNN` folder). Incrementally, the files
-    whose lines this model already holds are skipped: a file is ingested in the
-    same Hudi commit that records it, so a rerun, or a run killed before its
-    commit, never ingests a file twice and never skips one. Producers land a
-    file under a name starting with `.` or `_` and rename it when complete
-    (Spark ignores such names), so a half-written file is never read. -#}
+    <landing_dir>/<feed>/ whole (Spark's binaryFile source) and gives one row
+    per line: the text, the file it came from, its line number, the SHA-256 of
+    the file's bytes and the landing batch (its `batch=NNNNNN` folder).
+
+    - Exactly once: incrementally, a file whose path and content hash this
+      model already holds is skipped. A file goes in with the same Hudi commit
+      that records it, so a rerun, or a run killed before its commit, never
+      ingests a file twice and never skips one. A file rewritten in place with
+      new content is a new delivery and is read again.
+    - Bytes, not text: the file is decoded as UTF-8 here, so a byte that is not
+      UTF-8 becomes U+FFFD in its line (the line is then quarantined as
+      bad_encoding), and a byte-order mark at the start of a file, which some
+      producers write, is dropped. Lines end at LF; a CR before it is dropped,
+      and so is the empty piece after a final LF. An empty file has no lines.
+    - Producers land a file under a name starting with `.` or `_` and rename
+      it when complete (Spark ignores such names), so a half-written file is
+      never read. -#}
 
 {% macro landed_lines(feed) -%}
 (
     select
-        landed.value as raw_line,
-        landed._metadata.file_path as source_file,
-        cast(regexp_extract(landed._metadata.file_path, 'batch=([0-9]+)', 1) as int) as landed_batch
-    from text.`{{ var('landing_dir') }}/{{ feed }}` as landed
+        landed_files.source_file,
+        landed_files.landed_batch,
+        landed_files.file_sha256,
+        file_lines.line_index + 1 as line_number,
+        regexp_replace(file_lines.line_text, '\r$', '') as raw_line
+    from (
+        select
+            landed.path as source_file,
+            cast(regexp_extract(landed.path, 'batch=([0-9]+)', 1) as int) as landed_batch,
+            sha2(landed.content, 256) as file_sha256,
+            regexp_replace(decode(landed.content, 'UTF-8'), '^\uFEFF', '') as file_text
+        from binaryFile.`{{ var('landing_dir') }}/{{ feed }}` as landed
     {%- if is_incremental() %}
-        left anti join (select distinct ingested.source_file from {{ this }} as ingested) as ingested
-            on landed._metadata.file_path = ingested.source_file
+            left anti join (
+                select distinct
+                    ingested.source_file,
+                    ingested.file_sha256
+                from {{ this }} as ingested
+            ) as ingested
+                on
+                    landed.path = ingested.source_file
+                    and sha2(landed.content, 256) = ingested.file_sha256
     {%- endif %}
+    ) as landed_files
+    lateral view posexplode(split(regexp_replace(landed_files.file_text, '\n$', ''), '\n')) file_lines as line_index, line_text
+    where landed_files.file_text != ''
 )
 {%- endmacro %}
 
@@ -31,11 +59,13 @@
 (
     select
         parsed.row.*,
-        parsed.source_file
+        parsed.source_file,
+        parsed.file_sha256
     from (
         select
             from_json(raw_line, '{{ schema }}') as row,
-            source_file
+            source_file,
+            file_sha256
         from {{ landed_lines('dimensions') }} as lines
         where source_file like '%/{{ name }}.jsonl'
     ) as parsed

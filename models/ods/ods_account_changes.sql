@@ -14,6 +14,7 @@ parsed as (
 
     select
         landed.source_file,
+        landed.file_sha256,
         landed.landed_batch,
         from_json(
             landed.raw_line,
@@ -28,6 +29,7 @@ final as (
 
     select
         parsed.source_file,
+        parsed.file_sha256,
         parsed.landed_batch,
         parsed.account_change.op,
         parsed.account_change.account_id,

@@ -24,7 +24,8 @@ final as (
         campaign_id,
         ad_name,
         billing_type,
-        source_file
+        source_file,
+        file_sha256
     from landed
 
 )

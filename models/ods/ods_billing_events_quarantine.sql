@@ -1,6 +1,9 @@
 {#- The landed billing lines that cannot be billed, with the raw text and the
-    reason (broken_json, missing_key, bad_value, negative_cost,
-    unknown_account), so that nothing that arrived is lost silently. -#}
+    reason, so that nothing that arrived is lost silently: those the raw table
+    rejected at once, and held lines whose account turned out deleted. Held
+    lines (unknown_account) are not here until then: they may still be billed. -#}
+
+{%- set line_columns = ['raw_line', 'quarantine_reason', 'source_file', 'line_number', 'landed_batch', 'ingested_at'] %}
 
 with
 
@@ -10,16 +13,29 @@ raw_lines as (
 
 ),
 
+held_lines as (
+
+    select * from {{ lake_changes(ref('ods_billing_events_held')) }} as upstream_changes
+
+),
+
 final as (
 
     select
-        raw_line,
-        quarantine_reason,
-        source_file,
-        landed_batch,
-        ingested_at
+    {%- for column in line_columns %}
+            raw_lines.{{ column }}{{ ',' if not loop.last }}
+    {%- endfor %}
     from raw_lines
-    where quarantine_reason is not null
+    where raw_lines.quarantine_reason not in ('unknown_account')
+
+    union all
+
+    select
+    {%- for column in line_columns %}
+            held_lines.{{ column }}{{ ',' if not loop.last }}
+    {%- endfor %}
+    from held_lines
+    where held_lines.hold_status = 'quarantined'
 
 )
 

@@ -1,13 +1,13 @@
-{#- Every line of every landed billing-event file as it arrived, each file
+{#- Every line of every landed billing-event file as it arrived, each delivery
     exactly once (landed_lines), parsed and checked: the typed fields and, for
-    a line that cannot be billed, the reason. Nothing is dropped here; the
-    valid lines go on to ods_billing_events and the others to
+    a line that cannot be billed now, the reason. Nothing is dropped here; the
+    valid lines go on to ods_billing_events, the unknown_account ones to
+    ods_billing_events_held (until their account lands) and the others to
     ods_billing_events_quarantine, each by incremental commit reads of this
-    table. Unknown accounts are checked against every account the account
-    feed has ever inserted, this batch included (its changes land first). -#}
+    table. The reasons, first match wins, are listed in _ods__models.yml. -#}
 
-{%- set required = ['event_id', 'event_version', 'event_type', 'event_time', 'account_id',
-                    'campaign_id', 'ad_id', 'media_id', 'billing_type', 'cost_micros'] %}
+{%- set text_keys = ['event_id', 'event_type', 'event_time', 'billing_type'] %}
+{%- set number_keys = ['event_version', 'account_id', 'campaign_id', 'ad_id', 'media_id', 'cost_micros'] %}
 
 with
 
@@ -17,10 +17,48 @@ landed as (
 
 ),
 
-known_accounts as (
+account_states as (
 
-    select distinct account_changes.account_id
-    from {{ ref('ods_account_changes') }} as account_changes
+    select * from {{ account_states() }} as account_states
+
+),
+
+{#- A file whose bytes equal a file already ingested, or another file of this
+    run with a smaller path, is the same delivery under another name. #}
+
+ingested_files as (
+
+    {% if is_incremental() -%}
+        select distinct file_sha256 from {{ this }}
+    {%- else -%}
+        select cast(null as string) as file_sha256
+        where false
+    {%- endif %}
+
+),
+
+new_files as (
+
+    select
+        files.source_file,
+        files.file_sha256,
+        min(files.source_file) over (partition by files.file_sha256) as first_source_file
+    from (select distinct
+        landed.source_file,
+        landed.file_sha256
+    from landed) as files
+
+),
+
+duplicate_files as (
+
+    select new_files.source_file
+    from new_files
+    left join ingested_files
+        on new_files.file_sha256 = ingested_files.file_sha256
+    where
+        ingested_files.file_sha256 is not null
+        or new_files.source_file != new_files.first_source_file
 
 ),
 
@@ -29,15 +67,21 @@ parsed as (
     select
         landed.raw_line,
         landed.source_file,
+        landed.line_number,
+        landed.file_sha256,
         landed.landed_batch,
+        duplicate_files.source_file is not null as is_duplicate_file,
         json_object_keys(landed.raw_line) as json_keys,
         from_json(
             landed.raw_line,
             'event_id string, event_version int, event_type string, event_time string, '
             || 'account_id bigint, campaign_id bigint, ad_id bigint, media_id bigint, '
             || 'billing_type string, cost_micros bigint'
-        ) as event
+        ) as event,
+        current_timestamp() as ingested_at
     from landed
+    left join duplicate_files
+        on landed.source_file = duplicate_files.source_file
 
 ),
 
@@ -46,6 +90,11 @@ final as (
     select
         parsed.raw_line,
         parsed.source_file,
+        parsed.line_number,
+        parsed.file_sha256,
+        concat(
+            parsed.source_file, '@', substr(parsed.file_sha256, 1, 12), ':', parsed.line_number
+        ) as line_id,
         parsed.landed_batch,
         parsed.event.event_id,
         parsed.event.event_version,
@@ -58,16 +107,24 @@ final as (
         parsed.event.billing_type,
         parsed.event.cost_micros,
         case
+            when parsed.is_duplicate_file then 'duplicate_file'
             when parsed.json_keys is null then 'broken_json'
+            when instr(parsed.raw_line, '\uFFFD') > 0 then 'bad_encoding'
             when size(array_except(
                 array(
-                    {%- for key in required %}
+                    {%- for key in text_keys + number_keys %}
                         '{{ key }}'{{ ',' if not loop.last }}
                     {%- endfor %}
                 ),
                 parsed.json_keys
             )) > 0 then 'missing_key'
-            {%- for key in required %}
+            {%- for key in text_keys %}
+                when {{ json_is_wrong_type('parsed.raw_line', key, 'string') }} then 'wrong_type'
+            {%- endfor %}
+            {%- for key in number_keys %}
+                when {{ json_is_wrong_type('parsed.raw_line', key, 'number') }} then 'wrong_type'
+            {%- endfor %}
+            {%- for key in text_keys + number_keys %}
                 when parsed.event.{{ key }} is null then 'bad_value'
             {%- endfor %}
             when to_timestamp(parsed.event.event_time) is null then 'bad_value'
@@ -76,12 +133,19 @@ final as (
             when parsed.event.billing_type not in ('CPC', 'CPM', 'oCPM')
                 then 'bad_value'
             when parsed.event.cost_micros < 0 then 'negative_cost'
-            when known_accounts.account_id is null then 'unknown_account'
+            when
+                parsed.event.cost_micros > {{ var('max_event_cost_micros') }}
+                then 'cost_out_of_range'
+            when
+                to_timestamp(parsed.event.event_time) < timestamp '{{ var("earliest_event_time") }}'
+                or to_timestamp(parsed.event.event_time) > parsed.ingested_at + interval 1 day
+                then 'time_out_of_range'
+            else {{ account_reason('account_states', 'to_timestamp(parsed.event.event_time)') }}
         end as quarantine_reason,
-        current_timestamp() as ingested_at
+        parsed.ingested_at
     from parsed
-    left join known_accounts
-        on parsed.event.account_id = known_accounts.account_id
+    left join account_states
+        on parsed.event.account_id = account_states.account_id
 
 )
 

@@ -24,7 +24,8 @@ final as (
         account_id,
         campaign_name,
         objective,
-        source_file
+        source_file,
+        file_sha256
     from landed
 
 )

@@ -22,7 +22,8 @@ final as (
         media_id,
         media_name,
         media_type,
-        source_file
+        source_file,
+        file_sha256
     from landed
 
 )
