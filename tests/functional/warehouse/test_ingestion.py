@@ -1,5 +1,6 @@
 """ODS: every landed line is ingested exactly once, and a line that cannot be billed
-is quarantined with its raw text and the reason, never dropped."""
+is quarantined with its raw text and the reason, or held until its account
+lands, never dropped."""
 
 from collections import Counter
 
@@ -7,7 +8,7 @@ INGEST = ("run", "--select", "+ods_billing_events_raw")
 
 
 def lines_per_file(folder):
-    return {str(path): sum(1 for _ in path.open()) for path in folder.rglob("*.jsonl")}
+    return {str(path): path.read_bytes().count(b"\n") for path in folder.rglob("*.jsonl")}
 
 
 def ingested_per_file(house):
@@ -52,20 +53,26 @@ def test_each_landed_file_is_ingested_exactly_once(warehouse_factory):
 
 
 def test_lines_that_cannot_be_billed_are_quarantined_with_the_reason(warehouse_factory):
-    house = warehouse_factory("wq", seed=5, events=2000, batches=2, accounts=40)
+    # Batch 1 holds the events of two accounts whose inserts land in batch 2.
+    house = warehouse_factory("wq", seed=5, events=2000, batches=2, accounts=40, late_accounts=2)
     for batch in (1, 2):
         house.land(batch)
         house.dbt("run", "--select", "+ods_billing_events", "+ods_billing_events_quarantine")
         truth = house.truth[batch - 1]
         reasons = Counter({r.quarantine_reason: r.n for r in house.rows(
             "select quarantine_reason, count(*) as n from {s}_ods.ods_billing_events_quarantine group by 1")})
-        assert reasons == Counter(truth["malformed"])
+        assert reasons == +Counter(truth["malformed"]), f"batch {batch}"
+        held = house.scalar("select count(*) from {s}_ods.ods_billing_events_held where hold_status = 'held'")
+        assert held == truth["held_event_lines"], f"batch {batch}"
         valid = house.scalar("select count(*) from {s}_ods.ods_billing_events")
-        assert valid == truth["valid_event_lines"]
-        assert valid + sum(reasons.values()) == truth["landed_event_lines"]
+        assert valid == truth["valid_event_lines"], f"batch {batch}"
+        assert valid + sum(reasons.values()) + held == truth["landed_event_lines"]
+    released = house.scalar("select count(*) from {s}_ods.ods_billing_events_held where hold_status = 'released'")
+    assert released > 0, "the late accounts' events were released in batch 2"
 
     # The raw text is kept as it landed: every broken line is one of the landed lines.
-    landed = {line.rstrip("\n") for path in house.landing.rglob("*.jsonl") for line in path.open()}
+    landed = {line for path in house.landing.rglob("*.jsonl") for line in path.read_bytes().decode(
+        "utf-8", "replace").splitlines()}
     broken = [r.raw_line for r in house.rows(
         "select raw_line from {s}_ods.ods_billing_events_quarantine where quarantine_reason = 'broken_json'")]
     assert broken and all(line in landed for line in broken)
