@@ -2,7 +2,9 @@
 
 The server gets the same Hudi settings as the adapter's embedded session (one
 definition: `hudi_session_conf`), its own lake folder (the embedded Derby
-metastore admits one JVM at a time) and binds to 127.0.0.1 only.
+metastore admits one JVM at a time) and binds to 127.0.0.1 only: the Thrift port
+(hive.server2.thrift.bind.host) and the driver's own ports (spark.driver.bindAddress,
+from hudi_session_conf for a local master).
 
     python tools/spark_server.py start --port 10000 --lake-dir .lake-thrift
     python tools/spark_server.py stop --lake-dir .lake-thrift

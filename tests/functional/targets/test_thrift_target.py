@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from tests.functional.conftest import REPO, completed_instants, read_properties
+from tests.functional.security.sockets import listening
 
 sys.path.insert(0, str(REPO / "tools"))
 import spark_server  # noqa: E402
@@ -22,13 +23,22 @@ def free_port() -> int:
 def thrift_server(tmp_path_factory):
     lake = tmp_path_factory.mktemp("thrift_lake")
     port = free_port()
-    spark_server.start(port, lake)
-    yield port, lake
+    pid = spark_server.start(port, lake)
+    yield port, lake, pid
     spark_server.stop(lake)
 
 
+def test_thrift_server_listens_on_loopback_only(thrift_server):
+    # Every socket of the server's JVM: the Thrift port and the driver's own
+    # (RPC, block manager), read from /proc.
+    port, _, pid = thrift_server
+    bound = listening(pid)
+    assert ("127.0.0.1", port) in bound, bound
+    assert {address for address, _ in bound} == {"127.0.0.1"}, bound
+
+
 def test_upsert_with_precombine_over_thrift(project, thrift_server):
-    port, lake = thrift_server
+    port, lake, _ = thrift_server
     project.write("profiles.yml", yaml.safe_dump({"lake_test": {"target": "thrift", "outputs": {
         "thrift": {"type": "lakehouse", "method": "thrift", "host": "127.0.0.1", "port": port,
                    "user": "dbt", "schema": project.schema, "threads": 1}}}}))

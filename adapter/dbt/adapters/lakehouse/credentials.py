@@ -9,7 +9,15 @@ from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentia
 
 # Runtime settings every connection gets, whatever the method. dbt-spark adds
 # spark.sql.ansi.enabled=false itself.
-RUNTIME_DEFAULTS = {"spark.sql.session.timeZone": "UTC"}
+RUNTIME_DEFAULTS = {
+    "spark.sql.session.timeZone": "UTC",
+    # Spark replaces ${...} in the text of every statement before parsing it,
+    # inside string literals too: ${env:NAME} with an environment variable,
+    # ${name} with a session setting. A config value rendered into SQL (a table
+    # property, a comment) could then copy a secret into the catalog. Off, a
+    # statement holds exactly what the adapter's quoting wrote.
+    "spark.sql.variable.substitute": "false",
+}
 
 
 @dataclass
@@ -38,5 +46,7 @@ class LakehouseCredentials(SparkCredentials):
     def type(self) -> str:
         return "lakehouse"
 
+    # What `dbt debug` prints. Never the fields that can carry a secret:
+    # token, password, connection_string_suffix, spark_conf, server_side_parameters.
     def _connection_keys(self) -> Tuple[str, ...]:
         return ("method", "host", "port", "schema", "lake_dir", "master")

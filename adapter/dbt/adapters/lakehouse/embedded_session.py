@@ -65,7 +65,40 @@ def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> Dict[str, str]:
         "spark.sql.shuffle.partitions": "4",
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
+        **_loopback(master),
     }
+
+
+def _loopback(master: str) -> Dict[str, str]:
+    """Bind the driver (its RPC and block manager ports) to loopback when the
+    whole job runs in this JVM: nothing here is meant for the network. A
+    cluster master needs a driver its executors can reach (set spark.driver.host
+    in spark_conf)."""
+    if not master.startswith("local"):
+        return {}
+    return {"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1"}
+
+
+# Settings spark-submit itself reads while it starts the JVM (heap, class path,
+# packages); pyspark passes these on the JVM's command line.
+LAUNCH_PREFIXES = ("spark.master", "spark.driver.", "spark.jars", "spark.submit.", "spark.files", "spark.archives")
+
+
+def _launch_gateway(conf: Dict[str, str]) -> None:
+    """Start the JVM with only the settings its launch needs.
+
+    pyspark puts every setting it launches the JVM with on the JVM's command
+    line, which every local user can read (`ps`, /proc/<pid>/cmdline); a
+    spark_conf secret (spark.hadoop.fs.s3a.secret.key, ...) would be among
+    them. The other settings reach the SparkContext through the gateway when
+    the session is built, as they would for a session built in a notebook."""
+    from pyspark import SparkConf, SparkContext
+
+    launch = SparkConf(loadDefaults=False)
+    for key, value in conf.items():
+        if key.startswith(LAUNCH_PREFIXES):
+            launch.set(key, value)
+    SparkContext._ensure_initialized(conf=launch)
 
 
 def _active_session() -> Optional[Any]:
@@ -98,6 +131,7 @@ def root_session(
             lake.mkdir(parents=True, exist_ok=True)
             conf = hudi_session_conf(lake, jar, master)
             conf.update(spark_conf)
+            _launch_gateway(conf)
             builder = SparkSession.builder
             for key, value in conf.items():
                 builder = builder.config(key, value)

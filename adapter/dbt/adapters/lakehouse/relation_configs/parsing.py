@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple
 
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
+
+# A key or partition column is written into the write's SQL as a bare name
+# (`DBT_INTERNAL_DEST.id = DBT_INTERNAL_SOURCE.id`), so it must be one.
+PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def column_list(model: str, key: str, value: Any) -> Tuple[str, ...]:
@@ -19,6 +24,13 @@ def column_list(model: str, key: str, value: Any) -> Tuple[str, ...]:
         raise LakeConfigError(model, key, value, "Expected a column name or a list of column names.")
     if not names or any(not n for n in names):
         raise LakeConfigError(model, key, value, "Column names must not be empty.")
+    for name in names:
+        if not PLAIN_NAME.fullmatch(name):
+            raise LakeConfigError(
+                model, key, name,
+                "A key or partition column must be a plain column name: letters, digits and "
+                "underscores, not starting with a digit (rename the column in the model's SELECT).",
+            )
     return tuple(names)
 
 

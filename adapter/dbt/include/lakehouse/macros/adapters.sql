@@ -15,8 +15,12 @@
 {% macro lakehouse__options_clause() -%}
   {%- if lakehouse_file_format() == 'hudi' -%}
     {{ lakehouse_hudi_options_clause(adapter.hudi_config(model)) }}
-  {%- else -%}
-    {{ spark__options_clause() }}
+  {%- elif config.get('options') is not none %}
+  options (
+    {%- for key, value in config.get('options').items() %}
+    {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
+    {%- endfor %}
+  )
   {%- endif -%}
 {%- endmacro %}
 
@@ -30,9 +34,65 @@
 {%- endmacro %}
 
 {#- A Spark SQL string literal: backslashes and quotes escaped, so a config
-    value can never end the string early. -#}
+    value can never end the string early. `${` is written `$\{` (read back as
+    `${`): Spark would otherwise replace `${env:NAME}` or `${setting}` in it
+    with a secret when variable substitution is on (the adapter turns it off). -#}
 {% macro lakehouse_string_literal(value) -%}
-  '{{ (value | string).replace('\\', '\\\\').replace("'", "\\'") }}'
+  '{{ (value | string).replace('\\', '\\\\').replace("'", "\\'").replace('${', '$\\{') }}'
+{%- endmacro %}
+
+{#- A backquoted Spark identifier (a column, a SET key or value): taken
+    verbatim, a doubled backtick standing for one. adapter.quote does not
+    double them, so a name holding a backtick would end the quote early. -#}
+{% macro lakehouse_backquoted(text) -%}
+  `{{ (text | string).replace('`', '``') }}`
+{%- endmacro %}
+
+{#- dbt-spark's clauses below wrote config values between quotes without
+    escaping them (a quote or a trailing backslash ended the string early);
+    these write them as literals and identifiers. -#}
+{% macro lakehouse__comment_clause() -%}
+  {%- set persist_docs = config.get('persist_docs', {}) -%}
+  {%- if persist_docs is mapping -%}
+    {%- if persist_docs.get('relation', false) %}
+  comment {{ lakehouse_string_literal(model.description) }}
+    {%- endif -%}
+  {%- elif persist_docs -%}
+    {{ exceptions.raise_compiler_error("Invalid value provided for 'persist_docs'. Expected dict but got value: " ~ persist_docs) }}
+  {%- endif -%}
+{%- endmacro %}
+
+{% macro lakehouse__location_clause() -%}
+  {%- set location_root = config.get('location_root', validator=validation.any[basestring]) -%}
+  {%- if location_root is not none %}
+  location {{ lakehouse_string_literal(location_root ~ '/' ~ model['alias']) }}
+  {%- endif -%}
+{%- endmacro %}
+
+{% macro lakehouse__tblproperties_clause() -%}
+  {%- set tblproperties = config.get('tblproperties') -%}
+  {%- if tblproperties is not none %}
+  tblproperties (
+    {%- for key, value in tblproperties.items() %}
+    {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
+    {%- endfor %}
+  )
+  {%- endif -%}
+{%- endmacro %}
+
+{% macro lakehouse__partition_cols(label, required=false) -%}
+  {%- set cols = config.get('partition_by', validator=validation.any[list, basestring]) -%}
+  {%- if cols is not none %}
+    {%- set cols = [cols] if cols is string else cols %}
+  {{ label }} ({% for col in cols %}{{ lakehouse_backquoted(col) }}{{ ", " if not loop.last }}{% endfor %})
+  {%- endif -%}
+{%- endmacro %}
+
+{#- The comment of a view's column (dbt-spark's create_view_as calls this by name). -#}
+{% macro get_column_comment_sql(column_name, column_dict) -%}
+  {{ lakehouse_backquoted(column_name) }}
+  {%- if column_name in column_dict and column_dict[column_name]["description"] %} comment {{ lakehouse_string_literal(column_dict[column_name]["description"]) }}
+  {%- endif %}
 {%- endmacro %}
 
 {#- A dropped Hudi table must take its files with it: a later CREATE at the same
@@ -53,13 +113,13 @@
 {% macro lakehouse_create_hudi_table(relation, columns, lake) -%}
   create table {{ relation }} (
     {%- for column in columns %}
-    {{ adapter.quote(column.name) }} {{ column.data_type }}{{ "," if not loop.last }}
+    {{ lakehouse_backquoted(column.name) }} {{ column.data_type }}{{ "," if not loop.last }}
     {%- endfor %}
   )
   using hudi
   {{ lakehouse_hudi_options_clause(lake) }}
   {%- if lake.partition_by %}
-  partitioned by ({{ lake.partition_by | join(', ') }})
+  partitioned by ({% for col in lake.partition_by %}{{ lakehouse_backquoted(col) }}{{ ", " if not loop.last }}{% endfor %})
   {%- endif %}
   {{ location_clause() }}
   {{ comment_clause() }}
@@ -87,7 +147,7 @@
     {%- call statement('add_columns') -%}
       alter table {{ relation }} add columns (
         {%- for column in add_columns %}
-        {{ adapter.quote(column.name) }} {{ column.data_type }}{{ "," if not loop.last }}
+        {{ lakehouse_backquoted(column.name) }} {{ column.data_type }}{{ "," if not loop.last }}
         {%- endfor %}
       )
     {%- endcall -%}

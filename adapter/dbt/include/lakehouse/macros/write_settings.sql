@@ -1,12 +1,17 @@
 {#- Hudi reads its write configs from the session (they beat table properties),
     so each write SETs what it needs and clears them after. Sessions are per
-    connection, so this never reaches another thread's write. -#}
+    connection, so this never reaches another thread's write.
+
+    Keys and values are backquoted: unquoted, Spark takes the raw text after
+    `=` as the value (a `;` ends it, so `a;b` fails and `a;` silently becomes
+    `a`) and refuses a key outside [A-Za-z0-9_.:]; backquoted, it takes both
+    verbatim, a doubled backtick standing for one (no backslash escapes). -#}
 
 {% macro lakehouse_apply_write_settings(settings) -%}
   {%- do lakehouse_clear_write_settings() -%}
   {%- for key, value in settings.items() -%}
     {%- call statement('set_' ~ loop.index, auto_begin=False) -%}
-      set {{ key }} = {{ value }}
+      set {{ lakehouse_backquoted(key) }} = {{ lakehouse_backquoted(value) }}
     {%- endcall -%}
   {%- endfor -%}
 {%- endmacro %}
@@ -17,7 +22,7 @@
   {%- set current = run_query('set') -%}
   {%- for row in current.rows if row[0].startswith('hoodie.') or row[0] == 'spark.sql.sources.partitionOverwriteMode' -%}
     {%- call statement('reset_' ~ loop.index, auto_begin=False) -%}
-      reset {{ row[0] }}
+      reset {{ lakehouse_backquoted(row[0]) }}
     {%- endcall -%}
   {%- endfor -%}
 {%- endmacro %}
