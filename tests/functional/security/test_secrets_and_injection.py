@@ -239,9 +239,6 @@ def test_hostile_config_values_are_stored_verbatim(project, monkeypatch, run):
         project.dbt("run-operation", "check_write_setting", "--args", json.dumps({"key": key, "value": value}))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "persist_docs.sql (lakehouse__alter_column_comment) escapes quotes but not backslashes: "
-    "`\\'` in a description ends the string; it should write lakehouse_string_literal(description)"))
 def test_hostile_column_comment_is_stored_verbatim(project, monkeypatch):
     monkeypatch.setenv("LAKE_TEST_PLANTED", PLANTED)
     value = HOSTILE.format(schema=project.schema)

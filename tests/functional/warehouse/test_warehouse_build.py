@@ -21,6 +21,15 @@ def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
         counts = house.rows("select sum(impressions), sum(clicks), sum(conversions) from {s}_dws.dws_spend_daily")[0]
         assert tuple(counts) == (truth["impressions"], truth["clicks"], truth["conversions"])
 
+    # The batch again, on data that did not change: no table of any layer gets a commit.
+    def timelines():
+        return {table.name: house.instants(layer, table.name) for layer in ("ods", "dwd", "dws", "ads")
+                for table in (house.lake_dir / "warehouse" / f"wh_{layer}.db").iterdir()
+                if (table / ".hoodie").is_dir()}
+    before = timelines()
+    house.dbt("run")
+    assert timelines() == before
+
     dwd = house.lake_dir / "warehouse" / "wh_dwd.db" / "dwd_billing_events"
     assert read_properties(dwd / ".hoodie" / "hoodie.properties")["hoodie.table.type"] == "MERGE_ON_READ"
     # Each batch was an incremental upsert on the same table, not a rebuild.

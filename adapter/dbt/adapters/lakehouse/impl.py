@@ -16,7 +16,7 @@ from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.lakehouse import commit_reads, recovery
+from dbt.adapters.lakehouse import commit_reads, recovery, unchanged_builds
 from dbt.adapters.lakehouse.commit_reads import ChangeRead
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig
@@ -35,6 +35,7 @@ class LakehouseConfig(SparkConfig):
     cleaning: Optional[Dict[str, Any]] = None
     hudi_options: Optional[Dict[str, Any]] = None
     delete_condition: Optional[str] = None
+    skip_unchanged: Optional[bool] = None
 
 
 class LakehouseAdapter(SparkAdapter):
@@ -60,6 +61,8 @@ class LakehouseAdapter(SparkAdapter):
         self._change_reads: Dict[str, Dict[str, ChangeRead]] = {}
         self._hudi_configs: Dict[Tuple[str, str], HudiTableConfig] = {}
         self._schema_locations: Dict[str, str] = {}
+        # What each table model with skip_unchanged is built from (unchanged_builds).
+        self._built_from: Dict[str, str] = {}
 
     @classmethod
     def type(cls) -> str:
@@ -215,7 +218,10 @@ class LakehouseAdapter(SparkAdapter):
 
     def _consumed_position(self, table: str, upstream: str) -> Optional[str]:
         """The upstream instant recorded by this table's latest write that recorded one."""
-        key = commit_reads.position_key(upstream)
+        return self._recorded(table, commit_reads.position_key(upstream))
+
+    def _recorded(self, table: str, key: str) -> Optional[str]:
+        """The value of `key` in the extra metadata of this table's latest commit that has it."""
         for commit in self._completed_commits(table, self.POSITION_SCAN):
             _, rows = self.execute(
                 f"call show_commit_extra_metadata(table => '{table}', "
@@ -273,20 +279,51 @@ class LakehouseAdapter(SparkAdapter):
         reads[slot] = read
         return read
 
+    # --- table models rebuilt only when an upstream changed -------------------
+
+    @available
+    def unchanged_since_last_build(
+        self, model: Dict[str, Any], existing: Optional[BaseRelation], upstreams: List[Optional[BaseRelation]]
+    ) -> bool:
+        """True when `existing` was built from exactly what the model would read
+        now (see unchanged_builds); else the next write records what it reads."""
+        instants: Dict[str, Optional[str]] = {}
+        for upstream in upstreams:
+            if upstream is None:  # ephemeral, or not built yet: nothing to compare
+                return False
+            name = f"{upstream.schema}.{upstream.identifier}"
+            instants[name] = self._latest_instant(name)
+        built_from = unchanged_builds.built_from(model.get("compiled_code") or "", model.get("config", {}), instants)
+        if built_from is None:
+            return False
+        self._built_from[model["unique_id"]] = built_from
+        if existing is None or existing.is_view:
+            return False
+        return self._recorded(f"{existing.schema}.{existing.identifier}", unchanged_builds.BUILT_FROM_KEY) == built_from
+
+    def _latest_instant(self, table: str) -> Optional[str]:
+        try:
+            commits = self._completed_commits(table, 1)
+        except Exception as exc:  # Spark's own exception on the embedded session
+            if "is not a Hudi table" in str(exc):
+                return None
+            raise
+        return str(commits[0]["commit_time"]) if commits else None
+
     @available
     def change_reads(self, model: Dict[str, Any]) -> List[ChangeRead]:
         return list(self._change_reads.get(model["unique_id"], {}).values())
 
     @available
     def position_settings(self, model: Dict[str, Any]) -> Dict[str, str]:
-        """Session settings that put the consumed positions into the next commit."""
-        reads = [r for r in self.change_reads(model) if r.end is not None]
-        if not reads:
+        """Session settings that put the consumed positions (and, for a table
+        model that skips unchanged builds, what it is built from) into the next commit."""
+        settings = {commit_reads.position_key(r.upstream): r.end for r in self.change_reads(model) if r.end is not None}
+        if model["unique_id"] in self._built_from:
+            settings[unchanged_builds.BUILT_FROM_KEY] = self._built_from[model["unique_id"]]
+        if not settings:
             return {}
-        settings = {"hoodie.datasource.write.commitmeta.key.prefix": commit_reads.COMMIT_META_PREFIX}
-        for read in reads:
-            settings[commit_reads.position_key(read.upstream)] = read.end
-        return settings
+        return {"hoodie.datasource.write.commitmeta.key.prefix": commit_reads.COMMIT_META_PREFIX, **settings}
 
     # A cdc read already carries the upstream's columns (planning described
     # them), so these need no second look at the upstream.

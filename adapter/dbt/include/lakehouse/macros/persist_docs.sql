@@ -8,7 +8,7 @@
       {%- set column = column_dict[column_name] -%}
       {%- set name = adapter.quote(column_name) if column['quote'] else column_name -%}
       {%- call statement('alter_column_comment_' ~ loop.index) -%}
-        alter table {{ relation }} change column {{ name }} comment '{{ column['description'] | replace("'", "\\'") }}'
+        alter table {{ relation }} change column {{ name }} comment {{ lakehouse_string_literal(column['description']) }}
       {%- endcall -%}
     {%- endfor -%}
   {%- endif -%}

@@ -1,12 +1,40 @@
-{#- A Hudi `table` model is rebuilt on every run through the same write path as
-    incremental models; other formats keep dbt-spark's materialization. -#}
+{#- A Hudi `table` model is rebuilt through the same write path as incremental
+    models; other formats keep dbt-spark's materialization. With
+    `skip_unchanged: true` it is rebuilt only when something it selects from
+    has a new commit (see the adapter's unchanged_builds.py). -#}
 {% materialization table, adapter='lakehouse', supported_languages=['sql', 'python'] -%}
   {%- if lakehouse_file_format() != 'hudi' or model.language != 'sql' -%}
     {{ return(materialization_table_spark()) }}
   {%- endif -%}
   {{ run_hooks(pre_hooks) }}
-  {%- set target_relation = lakehouse_write_hudi_model(rebuild=true) -%}
-  {% do persist_docs(target_relation, model) %}
+  {%- if config.get('skip_unchanged') and not should_full_refresh()
+        and adapter.unchanged_since_last_build(model, load_relation(this), lakehouse_upstream_relations()) -%}
+    {{ log("Model " ~ model.name ~ ": nothing it selects from has a new commit; not rebuilt, no commit written.", info=true) }}
+    {%- call statement('main') -%}
+      select 0 as rows_written
+    {%- endcall -%}
+    {%- set target_relation = this.incorporate(type='table') -%}
+  {%- else -%}
+    {%- set target_relation = lakehouse_write_hudi_model(rebuild=true) -%}
+    {% do persist_docs(target_relation, model) %}
+  {%- endif -%}
   {{ run_hooks(post_hooks) }}
   {{ return({'relations': [target_relation]}) }}
 {%- endmaterialization %}
+
+
+{#- The relations of the models and sources this model selects from; none for
+    an ephemeral model or one not built yet (such a model is always rebuilt). -#}
+{% macro lakehouse_upstream_relations() -%}
+  {%- set relations = [] -%}
+  {%- for unique_id in model.depends_on.nodes -%}
+    {%- set node = graph.nodes.get(unique_id) or graph.sources.get(unique_id) -%}
+    {%- if node is none or node.config.get('materialized') == 'ephemeral' -%}
+      {%- do relations.append(none) -%}
+    {%- else -%}
+      {%- do relations.append(load_relation(api.Relation.create(
+            database=node.database, schema=node.schema, identifier=node.alias or node.identifier))) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(relations) }}
+{%- endmacro %}
