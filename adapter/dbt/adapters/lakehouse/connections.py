@@ -23,7 +23,7 @@ class LakehouseConnectionManager(SparkConnectionManager):
             return super().open(connection)
         try:
             root = embedded_session.root_session(
-                creds.lake_dir, creds.hudi_jar, creds.master, creds.spark_conf
+                creds.lake_dir, creds.hudi_jar, creds.master, creds.spark_conf, creds.lake_lock_timeout
             )
         except HudiBundleError as exc:
             raise DbtRuntimeError(str(exc)) from exc

@@ -33,6 +33,8 @@ class LakehouseCredentials(SparkCredentials):
     master: str = "local[*]"
     # Extra static settings for the embedded session (spark.driver.memory, ...).
     spark_conf: Dict[str, str] = field(default_factory=dict)
+    # Seconds a run waits for a lake another process is using (see lake_lock).
+    lake_lock_timeout: float = 60
 
     def __post_init__(self) -> None:
         if self.method == SparkConnectionMethod.SESSION and not self.host:

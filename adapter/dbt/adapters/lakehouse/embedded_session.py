@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional
 from dbt.adapters.events.logging import AdapterLogger
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import hudi_bundle
+from dbt.adapters.lakehouse import hudi_bundle, lake_lock
 
 logger = AdapterLogger("Lakehouse")
 
@@ -111,7 +111,7 @@ def _active_session() -> Optional[Any]:
 
 
 def root_session(
-    lake_dir: str, hudi_jar: Optional[str], master: str, spark_conf: Dict[str, str]
+    lake_dir: str, hudi_jar: Optional[str], master: str, spark_conf: Dict[str, str], lock_timeout: float = 60
 ) -> Any:
     """The process-wide Spark session, started with Hudi on first use."""
     # Refuse a pyspark no Hudi bundle exists for here, with a readable error,
@@ -129,6 +129,8 @@ def root_session(
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
             lake = Path(lake_dir).resolve()
             lake.mkdir(parents=True, exist_ok=True)
+            # Before the JVM: its Derby metastore admits one process per lake.
+            lake_lock.acquire(lake, lock_timeout, notify=logger.info)
             conf = hudi_session_conf(lake, jar, master)
             conf.update(spark_conf)
             _launch_gateway(conf)
