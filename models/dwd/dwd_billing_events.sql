@@ -9,8 +9,12 @@
     unique_key='event_id',
     precombine_key='event_version',
     partition_by='event_date',
-    compaction={'trigger': 'num_or_time', 'delta_commits': 5, 'delta_seconds': 3600},
-    cleaning={'policy': 'keep_latest_commits', 'retain': 10},
+    compaction={
+        'trigger': 'num_or_time',
+        'delta_commits': var('dwd_compaction_delta_commits'),
+        'delta_seconds': 3600,
+    },
+    cleaning={'policy': 'keep_latest_commits', 'retain': var('dwd_cleaning_retain')},
     hudi_options={
         'hoodie.table.cdc.enabled': true,
         'hoodie.table.cdc.supplemental.logging.mode': 'DATA_BEFORE_AFTER',
