@@ -34,6 +34,7 @@ import argparse
 import json
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -77,9 +78,9 @@ def build_reference(work: Work, batches: int, options: List[str], snapshots: Pat
     save(work, snapshots / "0")
     digests, durations = {}, {}
     for batch in range(1, batches + 1):
-        child = Child(work, batch, batch, *options, "--digest", tag=f"reference_{batch}")
-        if child.finish() != 0:
-            sys.exit(f"the reference build of batch {batch} failed:\n{child.tail()}")
+        with Child(work, batch, batch, *options, "--digest", tag=f"reference_{batch}") as child:
+            if child.finish() != 0:
+                sys.exit(f"the reference build of batch {batch} failed:\n{child.tail()}")
         digests[batch], landed = parse_digest(child.output())
         durations[batch] = child.done_times()[batch]
         problems = check_landed(work, landed)
@@ -120,21 +121,26 @@ def main() -> None:
         delay = rng.uniform(0, durations[batch])
         restore(work, root / "snapshots" / str(batch - 1))
         armed = lake_state(work)
-        child = Child(work, batch, batch, *options, tag="trial")
-        try:
-            child.finish(timeout=delay)
-        except subprocess.TimeoutExpired:  # still running at the delay: finish() killed it
-            pass
-        else:
+        with Child(work, batch, batch, *options, tag="trial") as child:
+            try:
+                child.finish(timeout=delay)
+            except subprocess.TimeoutExpired:  # still running at the delay: finish() killed it
+                pass
+        if child.process.returncode == 0:
             print(f"(batch {batch}: the run ended before {delay:.1f} s: no kill, drawn again)", flush=True)
+            continue
+        if child.process.returncode != -signal.SIGKILL:
+            failures.append(f"batch {batch}: the run failed before its kill:\n{child.tail()}")
+            print(f"(batch {batch}: the run FAILED before its kill at {delay:.1f} s)", flush=True)
             continue
         trial += 1
         running = running_node(child.output())
         flight = in_flight(work, armed, running)
         running = running or "- (dbt had started no node)"
         trial_started = time.monotonic()
-        rerun = Child(work, batch, batch, *options, "--digest", tag="rerun")
-        if rerun.finish() != 0:
+        with Child(work, batch, batch, *options, "--digest", tag="rerun") as rerun:
+            rerun.finish()
+        if rerun.process.returncode != 0:
             verdict = "RERUN FAILED"
             failures.append(f"trial {trial}: the rerun failed:\n{rerun.tail()}")
         else:

@@ -361,6 +361,14 @@ class Child:
             )
         self.started = time.monotonic()
 
+    def __enter__(self) -> "Child":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        # Whatever went wrong in the parent (an error, Ctrl-C), no child outlives it.
+        if self.process.poll() is None:
+            self.kill()
+
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
@@ -457,15 +465,15 @@ class Chain:
         if self.next > self.last:
             raise ChainFailed(f"no batch left to kill at {point.name}")
         armed = lake_state(self.work)
-        child = self._start()
-        try:
-            seen = child.wait_for(lambda: point.reached(self.work, armed), timeout)
-        except TimeoutError as exc:
-            raise ChainFailed(f"{point.name}: {exc}:\n{child.tail()}") from exc
-        if child.process.poll() is not None:
-            raise ChainFailed(f"the run ended (exit {child.process.returncode}) before {point.name} "
-                              f"({point.description}):\n{child.tail()}")
-        child.kill()
+        with self._start() as child:
+            try:
+                seen = child.wait_for(lambda: point.reached(self.work, armed), timeout)
+            except TimeoutError as exc:
+                raise ChainFailed(f"{point.name}: {exc}:\n{child.tail()}") from exc
+            if child.process.poll() is not None:
+                raise ChainFailed(f"the run ended (exit {child.process.returncode}) before {point.name} "
+                                  f"({point.description}):\n{child.tail()}")
+            child.kill()
         running = running_node(child.output())
         kill = Kill(point.name, self.next + len(child.batches_done()), child.elapsed(), seen,
                     in_flight(self.work, armed, running), running, point.held(self.work, armed, seen))
@@ -478,10 +486,12 @@ class Chain:
         if self.next > self.last:
             return None
         armed = lake_state(self.work)
-        child = self._start()
-        try:
-            child.finish(timeout=delay)
-        except subprocess.TimeoutExpired:  # still running: finish() killed it
+        with self._start() as child:
+            try:
+                child.finish(timeout=delay)
+            except subprocess.TimeoutExpired:  # still running: finish() killed it
+                pass
+        if child.process.returncode == -signal.SIGKILL:
             running = running_node(child.output())
             kill = Kill("random", self.next + len(child.batches_done()), child.elapsed(), "",
                         in_flight(self.work, armed, running), running)
@@ -497,9 +507,9 @@ class Chain:
         """Runs the batches left (none: just the extra work, e.g. --digest) to the end."""
         first = min(self.next, self.last)
         self.children += 1
-        child = Child(self.work, first, self.last, *self.options, *extra, tag=f"{self.children:02d}")
-        if child.finish() != 0:
-            raise ChainFailed(f"the run after the kills failed:\n{child.tail()}")
+        with Child(self.work, first, self.last, *self.options, *extra, tag=f"{self.children:02d}") as child:
+            if child.finish() != 0:
+                raise ChainFailed(f"the run after the kills failed:\n{child.tail()}")
         self.next = self.last + 1
         return child
 
