@@ -30,3 +30,17 @@ def test_metadata_table_path():
 def test_a_missing_metadata_table_is_recognised():
     assert recovery.is_missing_table("org.apache.hudi.exception.TableNotFoundException: Hoodie table not found in path x")
     assert not recovery.is_missing_table("java.io.IOException: disk full")
+
+
+def test_a_local_table_without_a_metadata_table_is_not_asked(tmp_path):
+    table = tmp_path / "t"
+    (table / ".hoodie").mkdir(parents=True)
+    assert recovery.has_no_metadata_table(f"file:{table}")
+    assert recovery.has_no_metadata_table(str(table))
+    (table / ".hoodie" / "metadata" / ".hoodie").mkdir(parents=True)
+    assert not recovery.has_no_metadata_table(f"file://{table}/")
+
+
+def test_a_remote_table_is_always_asked():
+    assert recovery.local_path("s3a://bucket/lake/t") is None
+    assert not recovery.has_no_metadata_table("hdfs://nn:8020/lake/t")

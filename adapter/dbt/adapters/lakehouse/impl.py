@@ -134,6 +134,8 @@ class LakehouseAdapter(SparkAdapter):
         )
 
     def _metadata_timeline(self, location: str) -> List[Any]:
+        if recovery.has_no_metadata_table(location):
+            return []
         path = recovery.metadata_table_path(location)
         try:
             _, rows = self.execute(f"call show_timeline(path => '{path}', limit => 50)", fetch=True)

@@ -8,7 +8,8 @@ the writer died: see `LakehouseAdapter.recover_metadata_table`.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List
+import os
+from typing import Any, Iterable, List, Optional
 
 # Metadata-table services that rewrite file slices in place.
 COMPACTIONS = ("compaction", "logcompaction")
@@ -16,6 +17,24 @@ COMPACTIONS = ("compaction", "logcompaction")
 
 def metadata_table_path(location: str) -> str:
     return location.rstrip("/") + "/.hoodie/metadata"
+
+
+def local_path(location: str) -> Optional[str]:
+    """The local filesystem path of a table location, or None when the table
+    lives on another filesystem (hdfs:, s3a:, ...)."""
+    if location.startswith("file:"):
+        return "/" + location[len("file:"):].lstrip("/")
+    if location.startswith("/"):
+        return location
+    return None
+
+
+def has_no_metadata_table(location: str) -> bool:
+    """True when the location is local and holds no metadata table: asking
+    Hudi for the timeline of a missing table costs seconds (it fails slowly),
+    and most tables here run without one (see write_defaults)."""
+    path = local_path(metadata_table_path(location))
+    return path is not None and not os.path.isdir(os.path.join(path, ".hoodie"))
 
 
 def pending_metadata_compactions(timeline: Iterable[Any]) -> List[str]:
