@@ -17,11 +17,17 @@ It ends with the first and last figures side by side, and the spend in ADS
 against the generator's truth. Its lake is a fresh folder of its own.
 
     python tools/soak.py [--batches 50] [--events-per-batch 500] [--seed 17] [--lake DIR]
+                         [--vars '{dwd_compaction_delta_commits: 2, ...}']
+
+CI runs a short version (tests/functional/warehouse/test_soak.py): a few
+batches, with table-service triggers small enough (--vars) that they compact,
+clean and archive within them.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -49,25 +55,39 @@ def write_profile(folder: Path, lake: Path) -> None:
     (folder / "profiles.yml").write_text(yaml.safe_dump(profile))
 
 
-def dbt_build(profiles: Path, work: Path) -> None:
+class SoakFailed(Exception):
+    pass
+
+
+def dbt_build(profiles: Path, work: Path, dbt_vars: str) -> None:
     from dbt.cli.main import dbtRunner
 
     result = dbtRunner().invoke([
         "--log-level", "warn", "build", "--project-dir", str(ROOT), "--profiles-dir", str(profiles),
-        "--target-path", str(work / "target"), "--log-path", str(work / "logs"),
+        "--target-path", str(work / "target"), "--log-path", str(work / "logs"), "--vars", dbt_vars,
     ])
     if not result.success:
-        sys.exit(f"soak: dbt build failed; see {work / 'logs' / 'dbt.log'}")
+        raise SoakFailed(f"dbt build failed; see {work / 'logs' / 'dbt.log'}")
 
 
-def table_growth(table_dir: Path) -> tuple:
-    """(active completed instants, most data files in one partition)."""
+def is_data_file(name: str) -> bool:
+    """A base file (parquet) or a log file (.<file id>_<instant>.log.<n>_<token>);
+    not a checksum (.crc) nor the partition's metadata."""
+    return not name.endswith(".crc") and (name.endswith(".parquet") or ".log." in name)
+
+
+def table_growth(table_dir: Path, seen: set) -> tuple:
+    """(active completed instants, most data files in one partition, archived
+    timeline files). Adds each completed instant's file name to `seen`."""
     timeline = table_dir / ".hoodie" / "timeline"
-    active = sum(1 for p in timeline.iterdir() if COMPLETED.match(p.name))
+    completed = [p.name for p in timeline.iterdir() if COMPLETED.match(p.name)]
+    seen.update(completed)
+    active = len(completed)
+    history = timeline / "history"
+    archived = sum(1 for p in history.iterdir() if p.suffix == ".parquet") if history.is_dir() else 0
     partitions = [p for p in table_dir.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    files = max((sum(1 for f in p.iterdir() if not f.name.startswith(".") or ".log." in f.name)
-                 for p in partitions), default=0)
-    return active, files
+    files = max((sum(1 for f in p.iterdir() if is_data_file(f.name)) for p in partitions), default=0)
+    return active, files, archived
 
 
 def rss_mib(pid: int) -> float:
@@ -86,51 +106,83 @@ def jvm_figures(spark) -> tuple:
     return rss_mib(int(jvm.java.lang.ProcessHandle.current().pid())), heap
 
 
+def soak(batches: int, events_per_batch: int, seed: int, work: Path, dbt_vars: str = "{}") -> dict:
+    """Lands and builds `batches` batches in `work`, printing a line per batch;
+    returns the figures. Raises SoakFailed when a build or its tests fail, or
+    when ADS's spend differs from the generator's truth."""
+    lake, landing, generated = work / "lake", work / "landing", work / "generated"
+    write_profile(work / "profiles", lake)
+    os.environ["ADLAKE_LANDING_DIR"] = str(landing)
+    truth = generate(generated, seed=seed, events=events_per_batch * batches,
+                     batches=batches, accounts=60, force=True)["batches"]
+    dwd = lake / "warehouse" / f"{SCHEMA}_dwd.db" / "dwd_billing_events"
+    print(f"soak: {batches} batches of about {events_per_batch} lines; lake {work}")
+    print(f"{'batch':>5} {'build s':>8} {'timeline':>8} {'files/part':>10} {'archived':>8} "
+          f"{'JVM MiB':>8} {'heap MiB':>8} {'py MiB':>7}")
+    rows = []
+    seen: set = set()
+    spark = None
+    try:
+        for batch in range(1, batches + 1):
+            land_batch(generated, landing, batch)
+            started = time.perf_counter()
+            dbt_build(work / "profiles", work, dbt_vars)
+            if spark is None:
+                from pyspark.sql import SparkSession
+
+                spark = SparkSession.builder.getOrCreate()
+            row = (batch, time.perf_counter() - started, *table_growth(dwd, seen), *jvm_figures(spark), rss_mib(os.getpid()))
+            rows.append(row)
+            print("{:>5} {:>8.1f} {:>8} {:>10} {:>8} {:>8.0f} {:>8.0f} {:>7.0f}".format(*row), flush=True)
+        spend = spark.newSession().sql(
+            f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_customer").collect()[0][0]
+    finally:
+        if spark is not None:
+            spark.stop()
+    first, last = rows[0], rows[-1]
+    figures = {
+        "max_active_timeline": max(r[2] for r in rows),
+        "max_files_per_partition": max(r[3] for r in rows),
+        "archived_files": last[4],
+        "jvm_mib": (first[5], last[5]),
+        "heap_mib": (first[6], last[6]),
+        "python_mib": (first[7], last[7]),
+        # Every instant that completed during the soak, by action: compactions
+        # complete as `commit` on a merge-on-read table.
+        "completed": {action: sum(1 for name in seen if name.endswith("." + action))
+                      for action in ("deltacommit", "commit", "clean")},
+        "spend_micros": spend,
+        "truth_micros": truth[-1]["cost_micros"],
+    }
+    print(f"\nactive timeline of dwd_billing_events: max {figures['max_active_timeline']} instants; "
+          f"data files in one partition: max {figures['max_files_per_partition']}; "
+          f"archived timeline files at the end: {figures['archived_files']}")
+    print(f"JVM resident {first[5]:.0f} -> {last[5]:.0f} MiB, heap after GC {first[6]:.0f} -> {last[6]:.0f} MiB, "
+          f"Python {first[7]:.0f} -> {last[7]:.0f} MiB")
+    print(f"completed on dwd_billing_events: {figures['completed']}")
+    print("soak figures: " + json.dumps(figures), flush=True)
+    ok = spend == figures["truth_micros"]
+    print(f"spend in ADS {spend:,} micros; truth {figures['truth_micros']:,} ({'ok' if ok else 'MISMATCH'})")
+    if not ok:
+        raise SoakFailed(f"spend in ADS {spend} differs from the truth {figures['truth_micros']}")
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", type=int, default=50)
     parser.add_argument("--events-per-batch", type=int, default=500)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--lake", type=Path, help="work folder (default: a new temporary folder, removed after)")
+    parser.add_argument("--vars", default="{}", help="dbt --vars for every build (YAML)")
     args = parser.parse_args()
 
     work = args.lake or Path(tempfile.mkdtemp(prefix="adlake_soak_"))
-    lake, landing, generated = work / "lake", work / "landing", work / "generated"
-    write_profile(work / "profiles", lake)
-    os.environ["ADLAKE_LANDING_DIR"] = str(landing)
-    truth = generate(generated, seed=args.seed, events=args.events_per_batch * args.batches,
-                     batches=args.batches, accounts=60, force=True)["batches"]
-    dwd = lake / "warehouse" / f"{SCHEMA}_dwd.db" / "dwd_billing_events"
-    print(f"soak: {args.batches} batches of about {args.events_per_batch} lines; lake {work}")
-    print(f"{'batch':>5} {'build s':>8} {'timeline':>8} {'files/part':>10} {'JVM MiB':>8} {'heap MiB':>8} {'py MiB':>7}")
-    rows = []
-    spark = None
     try:
-        for batch in range(1, args.batches + 1):
-            land_batch(generated, landing, batch)
-            started = time.perf_counter()
-            dbt_build(work / "profiles", work)
-            if spark is None:
-                from pyspark.sql import SparkSession
-
-                spark = SparkSession.builder.getOrCreate()
-            row = (batch, time.perf_counter() - started, *table_growth(dwd), *jvm_figures(spark), rss_mib(os.getpid()))
-            rows.append(row)
-            print("{:>5} {:>8.1f} {:>8} {:>10} {:>8.0f} {:>8.0f} {:>7.0f}".format(*row), flush=True)
-        spend = spark.newSession().sql(
-            f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_customer").collect()[0][0]
-        first, last = rows[0], rows[-1]
-        print(f"\nactive timeline of dwd_billing_events: max {max(r[2] for r in rows)} instants; "
-              f"data files in one partition: max {max(r[3] for r in rows)}")
-        print(f"JVM resident {first[4]:.0f} -> {last[4]:.0f} MiB, heap after GC {first[5]:.0f} -> {last[5]:.0f} MiB, "
-              f"Python {first[6]:.0f} -> {last[6]:.0f} MiB")
-        ok = spend == truth[-1]["cost_micros"]
-        print(f"spend in ADS {spend:,} micros; truth {truth[-1]['cost_micros']:,} ({'ok' if ok else 'MISMATCH'})")
-        if not ok:
-            sys.exit(1)
+        soak(args.batches, args.events_per_batch, args.seed, work, args.vars)
+    except SoakFailed as exc:
+        sys.exit(f"soak: {exc}")
     finally:
-        if spark is not None:
-            spark.stop()
         if args.lake is None:
             shutil.rmtree(work, ignore_errors=True)
 

@@ -18,6 +18,8 @@
     hudi_options={
         'hoodie.table.cdc.enabled': true,
         'hoodie.table.cdc.supplemental.logging.mode': 'DATA_BEFORE_AFTER',
+        'hoodie.keep.min.commits': var('dwd_archive_min_commits'),
+        'hoodie.keep.max.commits': var('dwd_archive_max_commits'),
     },
 ) }}
 
