@@ -24,6 +24,7 @@ logger = AdapterLogger("Lakehouse")
 
 HUDI_EXTENSION = "org.apache.spark.sql.hudi.HoodieSparkSessionExtension"
 HUDI_CATALOG = "org.apache.spark.sql.hudi.catalog.HoodieCatalog"
+METASTORE_URL = "spark.hadoop.javax.jdo.option.ConnectionURL"
 
 LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
 
@@ -46,7 +47,7 @@ def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> Dict[str, str]:
         "spark.sql.catalogImplementation": "hive",
         "spark.sql.warehouse.dir": str(lake_dir / "warehouse"),
         # An embedded Derby metastore inside the lake folder, not in the cwd.
-        "spark.hadoop.javax.jdo.option.ConnectionURL": (
+        METASTORE_URL: (
             f"jdbc:derby:;databaseName={lake_dir / 'metastore_db'};create=true"
         ),
         # The jol flags: Hudi sizes objects with jol, which would otherwise try to
@@ -67,6 +68,14 @@ def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> Dict[str, str]:
         "spark.ui.showConsoleProgress": "false",
         **_loopback(master),
     }
+
+
+def shares_catalog(spark_conf: Dict[str, str]) -> bool:
+    """True when the profile points the catalog at a metastore database other
+    than the lake's own Derby one (PostgreSQL, MySQL, ...), which several Spark
+    applications can use at once."""
+    url = spark_conf.get(METASTORE_URL, "")
+    return bool(url) and not url.startswith("jdbc:derby:")
 
 
 def _loopback(master: str) -> Dict[str, str]:
@@ -130,7 +139,11 @@ def root_session(
             lake = Path(lake_dir).resolve()
             lake.mkdir(parents=True, exist_ok=True)
             # Before the JVM: its Derby metastore admits one process per lake.
-            lake_lock.acquire(lake, lock_timeout, notify=logger.info)
+            # A shared catalog (a metastore database of its own) admits several
+            # Spark applications at once; Hudi's concurrency control keeps their
+            # writes apart (see concurrency.py).
+            if not shares_catalog(spark_conf):
+                lake_lock.acquire(lake, lock_timeout, notify=logger.info)
             conf = hudi_session_conf(lake, jar, master)
             conf.update(spark_conf)
             _launch_gateway(conf)
