@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Generator
+
 from dbt.adapters.contracts.connection import Connection, ConnectionState
 from dbt.adapters.spark.connections import SparkConnectionManager, SparkConnectionMethod
 from dbt.adapters.spark.session import SessionConnectionWrapper
@@ -11,8 +14,26 @@ from dbt.adapters.lakehouse import embedded_session
 from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError
 
 
+WRITE_CONFLICT = "HoodieWriteConflictException"
+
+
 class LakehouseConnectionManager(SparkConnectionManager):
     TYPE = "lakehouse"
+
+    @contextmanager
+    def exception_handler(self, sql: str) -> Generator[None, None, None]:
+        try:
+            with super().exception_handler(sql):
+                yield
+        except DbtRuntimeError as exc:
+            if WRITE_CONFLICT not in exc.msg:
+                raise
+            # Hudi's message names instants, not what happened or what to do.
+            raise DbtRuntimeError(
+                "Another writer committed to the same files of this table while this write ran "
+                "(concurrency: optimistic). This write was rolled back and changed nothing: run it "
+                f"again, and it reads what the other writer committed.\n{exc.msg.strip()[:1000]}"
+            ) from exc
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:

@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
 from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.lakehouse import concurrency
+from dbt.adapters.lakehouse.embedded_session import shares_catalog
 
 # Runtime settings every connection gets, whatever the method. dbt-spark adds
 # spark.sql.ansi.enabled=false itself.
@@ -35,13 +39,23 @@ class LakehouseCredentials(SparkCredentials):
     spark_conf: Dict[str, str] = field(default_factory=dict)
     # Seconds a run waits for a lake another process is using (see lake_lock).
     lake_lock_timeout: float = 60
+    # Several writers of one table at once, or one at a time (see concurrency):
+    # single_writer, or optimistic with a lock provider. Unset: optimistic when
+    # spark_conf points the catalog at a shared metastore, else single_writer.
+    concurrency: Optional[str] = None
+    lock_provider: str = "filesystem"
 
     def __post_init__(self) -> None:
         if self.method == SparkConnectionMethod.SESSION and not self.host:
             self.host = "embedded"
         super().__post_init__()
         self.spark_conf = {str(k): str(v) for k, v in self.spark_conf.items()}
-        for key, value in RUNTIME_DEFAULTS.items():
+        try:
+            self.concurrency = concurrency.resolve_mode(self.concurrency, shares_catalog(self.spark_conf))
+            writers = concurrency.hudi_settings(self.concurrency, self.lock_provider)
+        except concurrency.ConcurrencyConfigError as exc:
+            raise DbtRuntimeError(str(exc)) from exc
+        for key, value in {**RUNTIME_DEFAULTS, **writers}.items():
             self.server_side_parameters.setdefault(key, value)
 
     @property
@@ -51,4 +65,4 @@ class LakehouseCredentials(SparkCredentials):
     # What `dbt debug` prints. Never the fields that can carry a secret:
     # token, password, connection_string_suffix, spark_conf, server_side_parameters.
     def _connection_keys(self) -> Tuple[str, ...]:
-        return ("method", "host", "port", "schema", "lake_dir", "master")
+        return ("method", "host", "port", "schema", "lake_dir", "master", "concurrency", "lock_provider")

@@ -16,7 +16,7 @@ from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.lakehouse import commit_reads, recovery, unchanged_builds
+from dbt.adapters.lakehouse import commit_reads, concurrency, recovery, unchanged_builds
 from dbt.adapters.lakehouse.commit_reads import ChangeRead
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig
@@ -109,6 +109,16 @@ class LakehouseAdapter(SparkAdapter):
                 location = row[1]
         return {row[0]: row[1] for row in props}, partitions, location
 
+    # --- session settings ------------------------------------------------------
+
+    @available
+    def connection_hudi_settings(self) -> Dict[str, str]:
+        """The `hoodie.*` settings every connection starts with (the profile's
+        concurrency control, its server_side_parameters): a model's write
+        settings come and go, these stay."""
+        params = self.config.credentials.server_side_parameters
+        return {k: str(v) for k, v in params.items() if k.startswith("hoodie.")}
+
     # --- recovery from a writer that died -------------------------------------
 
     @available
@@ -123,7 +133,11 @@ class LakehouseAdapter(SparkAdapter):
         every run until someone intervenes. The metadata table holds only
         derived data (file listings, column statistics), so rebuilding it loses
         nothing. Writes to one table are serial within a run, so a pending
-        compaction seen here was left by a process that is gone."""
+        compaction seen here was left by a process that is gone; with
+        optimistic concurrency it may belong to a live writer, so nothing is
+        dropped then."""
+        if self.config.credentials.concurrency == concurrency.OPTIMISTIC:
+            return None
         pending = recovery.pending_metadata_compactions(self._metadata_timeline(location))
         if not pending:
             return None

@@ -1,0 +1,91 @@
+"""How writers of one Hudi table are kept apart: the profile's `concurrency`.
+
+`single_writer` (Hudi's default mode): one writer per table at a time. On the
+embedded session the lake lock (lake_lock.py) makes it so: one process per lake.
+A write that starts rolls back whatever it finds in flight, taking it for the
+leftovers of a dead writer, which is how a killed run is recovered at once.
+
+`optimistic`: several writers at once (Spark applications sharing a catalog, an
+ingestion job beside dbt, several runs on one server). Each commit takes a lock,
+checks that no commit completed since it started touched the same file groups,
+and fails with a write conflict if one did (the table is unchanged; run again).
+A writer's leftovers are rolled back lazily, once its heartbeat has expired,
+since an instant in flight may belong to a live writer.
+
+The lock provider decides who can see the lock:
+- `filesystem` (the default): a lock file in the table's own `.hoodie` folder,
+  seen by every writer of the table, whichever process, machine or catalog it
+  comes from, as long as they share the storage;
+- `in_process`: a lock inside one JVM (several sessions of one Thrift or Connect
+  server); other processes do not see it;
+- any other value: the class name of a Hudi lock provider (ZooKeeper, Hive
+  metastore, DynamoDB, ...), whose own `hoodie.write.lock.*` settings go into
+  `server_side_parameters`.
+
+The settings are session settings of every connection; a `hoodie.*` key set in
+`server_side_parameters` wins over the one chosen here.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+SINGLE_WRITER = "single_writer"
+OPTIMISTIC = "optimistic"
+MODES = (SINGLE_WRITER, OPTIMISTIC)
+
+LOCK_PROVIDERS = {
+    "filesystem": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",
+    "in_process": "org.apache.hudi.client.transaction.lock.InProcessLockProvider",
+}
+
+# A lock file left by a writer killed while it held the lock (the lock is held
+# only around a commit's conflict check, seconds) is taken as abandoned after
+# this many minutes; Hudi's default, 0, keeps it for ever and wedges the table.
+LOCK_FILE_EXPIRY_MINUTES = "1"
+# Attempts at the lock, 1 s apart growing to 5 s (Hudi's waits): about two
+# minutes in all, so a writer that meets an abandoned lock file outlasts its
+# expiry instead of failing (Hudi's 15 attempts last about as long as it).
+LOCK_ATTEMPTS = "30"
+
+
+class ConcurrencyConfigError(ValueError):
+    pass
+
+
+def resolve_mode(configured: Optional[str], shared_catalog: bool) -> str:
+    """The profile's mode, or the default: optimistic when the catalog is shared
+    (nothing else keeps the applications using it apart), else single writer."""
+    if configured is None:
+        return OPTIMISTIC if shared_catalog else SINGLE_WRITER
+    mode = str(configured).strip().lower()
+    if mode not in MODES:
+        raise ConcurrencyConfigError(
+            f"Profile setting concurrency: {configured!r} is not one of {', '.join(MODES)}. "
+            f"Use {OPTIMISTIC} when several Spark applications or jobs write the same tables."
+        )
+    return mode
+
+
+def hudi_settings(mode: str, lock_provider: str) -> Dict[str, str]:
+    """The `hoodie.*` session settings of a mode (none for single_writer)."""
+    if mode != OPTIMISTIC:
+        return {}
+    name = str(lock_provider).strip()
+    provider = LOCK_PROVIDERS.get(name.lower(), name)
+    if "." not in provider:
+        raise ConcurrencyConfigError(
+            f"Profile setting lock_provider: {lock_provider!r} is neither one of "
+            f"{', '.join(LOCK_PROVIDERS)} nor the class name of a Hudi lock provider."
+        )
+    settings = {
+        "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
+        # Another writer's instant in flight is not garbage: roll back only
+        # what a writer whose heartbeat stopped left behind.
+        "hoodie.cleaner.policy.failed.writes": "LAZY",
+        "hoodie.write.lock.provider": provider,
+        "hoodie.write.lock.num_retries": LOCK_ATTEMPTS,
+    }
+    if provider == LOCK_PROVIDERS["filesystem"]:
+        settings["hoodie.write.lock.filesystem.expire"] = LOCK_FILE_EXPIRY_MINUTES
+    return settings
