@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -63,6 +64,8 @@ class LakehouseAdapter(SparkAdapter):
         self._schema_locations: Dict[str, str] = {}
         # What each table model with skip_unchanged is built from (unchanged_builds).
         self._built_from: Dict[str, str] = {}
+        # Names this run's scratch tables under optimistic concurrency.
+        self._run_token = uuid.uuid4().hex[:8]
 
     @classmethod
     def type(cls) -> str:
@@ -174,6 +177,18 @@ class LakehouseAdapter(SparkAdapter):
                 raise DbtRuntimeError(f"Spark reports no location for schema {schema}.")
             self._schema_locations[schema] = found[0].rstrip("/")
         return f"{self._schema_locations[schema]}/{relation.identifier.lower()}"
+
+    @available
+    def scratch_identifier(self, identifier: str, role: str) -> str:
+        """The name of a model's scratch table for one role (its batch, a staged
+        read). One name per model and role, so that the next run takes over what
+        a killed run left. With optimistic concurrency another writer may build
+        the same model at the same time, so each run's names carry a token of
+        its own (a killed run's scratch table then stays, under its own name)."""
+        name = f"{identifier}__lakehouse_{role}"
+        if self.config.credentials.concurrency == concurrency.OPTIMISTIC:
+            name += f"_{self._run_token}"
+        return name
 
     # --- source freshness ------------------------------------------------------
 
@@ -290,7 +305,8 @@ class LakehouseAdapter(SparkAdapter):
         reads = self._change_reads.setdefault(model["unique_id"], {})
         slot = (upstream_name, mode)
         number = list(reads).index(slot) + 1 if slot in reads else len(reads) + 1
-        staged_as = f"{this.schema}.{this.identifier}__lakehouse_read_{number}" if stage and read.is_incremental else None
+        staged_as = (f"{this.schema}.{self.scratch_identifier(this.identifier, f'read_{number}')}"
+                     if stage and read.is_incremental else None)
         read = dataclasses.replace(read, staged_as=staged_as, signed=signed)
         reads[slot] = read
         return read

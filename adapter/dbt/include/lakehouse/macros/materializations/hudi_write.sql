@@ -21,7 +21,7 @@
   {%- endif -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_relation(this) -%}
-  {%- set temp_relation = this.incorporate(path={'identifier': this.identifier ~ '__lakehouse_batch'}, type='table') -%}
+  {%- set temp_relation = this.incorporate(path={'identifier': adapter.scratch_identifier(this.identifier, 'batch')}, type='table') -%}
 
   {%- do lakehouse_stage_change_reads() -%}
   {#- An enforced contract: the query's column names and types are checked
