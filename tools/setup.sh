@@ -39,4 +39,60 @@ fi
 from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError, fetch
 try: fetch(Path(sys.argv[1]), notify=print)
 except HudiBundleError as exc: sys.exit(f"setup: {exc}")' "$JARS"
+
+# The shared catalog (tools/catalog.py): PostgreSQL's server binaries (Debian's
+# package, installed only if missing), its JDBC driver, and Hive 2.3's
+# PostgreSQL metastore schema scripts, which only Hive's standalone-metastore
+# distribution on Maven Central carries. Each fetched once.
+PG_JDBC=org.postgresql:postgresql:42.7.14
+HIVE_SCRIPTS=org.apache.hive:hive-standalone-metastore:3.1.3:tar.gz:bin
+SCHEMA=.cache/hive-schema/postgres
+
+pg_server_found() {
+  local d
+  for d in "$(dirname "$(readlink -f "$(command -v pg_ctl || echo /none)")")" /usr/lib/postgresql/*/bin; do
+    [ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] && [ -x "$d/postgres" ] && [ -x "$d/psql" ] && [ -x "$d/pg_isready" ] && return 0
+  done
+  return 1
+}
+apt_install() {  # what, package
+  { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; } \
+    || die "$1 is required: apt-get update && apt-get install -y $2"
+  echo "setup: installing $2 (apt-get)"
+  mkdir -p .cache
+  # No service may start during the install: Debian's postgresql would start a
+  # default cluster on port 5432 (policy-rc.d is the packaging's own switch).
+  local guard=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && guard=1
+  fi
+  local ok=0
+  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "$2"; } > .cache/apt.log 2>&1 || ok=$?
+  [ -z "$guard" ] || rm -f /usr/sbin/policy-rc.d
+  [ "$ok" = 0 ] || { tail -20 .cache/apt.log; die "apt-get install $2 failed (full log: .cache/apt.log)"; }
+}
+mvn_copy() {  # artifact, output folder
+  command -v mvn >/dev/null 2>&1 || apt_install "Maven (mvn)" maven
+  mkdir -p .cache
+  mvn -B -q dependency:copy -Dartifact="$1" -DoutputDirectory="$2" > .cache/mvn.log 2>&1 \
+    || { tail -20 .cache/mvn.log; die "mvn dependency:copy $1 failed (full log: .cache/mvn.log)"; }
+}
+
+pg_server_found || apt_install "PostgreSQL's server (initdb, pg_ctl, postgres)" postgresql
+jdbc_jar=$JARS/postgresql-${PG_JDBC##*:}.jar
+if [ ! -f "$jdbc_jar" ]; then
+  echo "setup: fetching $PG_JDBC into $JARS"
+  mvn_copy "$PG_JDBC" "$JARS"
+fi
+if [ ! -f "$SCHEMA/SOURCE" ]; then
+  echo "setup: fetching Hive's metastore schema scripts ($HIVE_SCRIPTS) into $SCHEMA"
+  scratch=$(mktemp -d)
+  mvn_copy "$HIVE_SCRIPTS" "$scratch"
+  tar xzf "$scratch"/hive-standalone-metastore-*-bin.tar.gz -C "$scratch" --wildcards '*/scripts/metastore/upgrade/postgres/*'
+  mkdir -p "$scratch/postgres"
+  cp "$scratch"/*/scripts/metastore/upgrade/postgres/* "$scratch/postgres/"
+  echo "$HIVE_SCRIPTS scripts/metastore/upgrade/postgres/" > "$scratch/postgres/SOURCE"
+  rm -rf "$SCHEMA" && mkdir -p "$(dirname "$SCHEMA")" && mv "$scratch/postgres" "$SCHEMA"
+  rm -rf "$scratch"
+fi
 echo "setup: ready ($("$VENV/bin/python" -c 'import pyspark, dbt.version as v; print("pyspark", pyspark.__version__, "dbt-core", v.__version__)'), $(ls $JARS))"
