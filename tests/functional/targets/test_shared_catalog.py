@@ -275,5 +275,66 @@ def test_two_applications_share_one_catalog(shared_catalog, tmp_path):
     assert (project_a / "target" / "manifest.json").is_file() and (project_b / "logs" / "dbt.log").is_file()
 
 
+# Two applications write one table of the shared catalog at once: each its own
+# partition, every round both runs in flight together. The shared catalog makes
+# `concurrency: optimistic` the default (Hudi's lock file in the table's folder).
+WRITER = """
+{{{{ config(materialized='incremental', file_format='hudi', unique_key='id', partition_by='region') }}}}
+select id, '{region}' as region, id * {{{{ var('round') }}}} as amount from range(1, 101)
+"""
+
+
+def commit_intervals(table: Path) -> Dict[str, List[tuple]]:
+    """(requested, completed) of each completed commit, by the partition it wrote
+    (read off the commit's metadata file)."""
+    found: Dict[str, List[tuple]] = {"a": [], "b": []}
+    for path in (table / ".hoodie" / "timeline").glob("*_*.commit"):
+        requested, completed = path.name.split(".")[0].split("_")
+        data = path.read_bytes()
+        for region in found:
+            if f"region={region}".encode() in data:
+                found[region].append((requested, completed))
+    return found
+
+
+def test_two_applications_write_one_table_at_once(shared_catalog, tmp_path):
+    folder, _ = shared_catalog
+    conf = catalog.spark_conf(folder, password_value=PASSWORD_PLACEHOLDER)
+    table = Path(conf["spark.sql.warehouse.dir"]) / "shared_occ.db" / "events"
+    env = dict(os.environ, **{catalog.PASSWORD_ENV: catalog.password(folder)})
+    env.pop("DBT_PROFILES_DIR", None)
+    children = []
+    try:
+        for region in ("a", "b"):
+            project = write_project(tmp_path / region, "shared_occ", tmp_path / f"lake_{region}", conf,
+                                    {"events": WRITER.format(region=region)})
+            children.append(Child(project, env))
+        a, b = children
+        a.dbt("run", "--vars", "{round: 1}")  # creates the table
+        rounds = 1
+        overlapped = False
+        while rounds < 2 or (not overlapped and rounds < 6):
+            rounds += 1
+            command = {"dbt": ["run", "--vars", f"{{round: {rounds}}}"]}
+            for child in children:  # both at once: each answers when its run ends
+                child.process.stdin.write(json.dumps(command) + "\n")
+                child.process.stdin.flush()
+            for child in children:
+                answer = child._wait(300)
+                assert answer["ok"], f"{answer['error']}\n{child.tail()}"
+            written = commit_intervals(table)
+            overlapped = any(ra < cb and rb < ca for ra, ca in written["a"] for rb, cb in written["b"])
+        assert overlapped, commit_intervals(table)
+        assert a.rows("select region, count(*), count(distinct id), sum(amount) from shared_occ.events "
+                      "group by region order by region") == [
+            ["a", 100, 100, 5050 * rounds], ["b", 100, 100, 5050 * rounds]]
+    finally:
+        for child in children:
+            child.close()
+    # Nothing was rolled back: no writer took the other's commit for a dead one.
+    assert not list((table / ".hoodie" / "timeline").glob("*.rollback*"))
+    assert {k: len(v) for k, v in commit_intervals(table).items()} == {"a": rounds, "b": rounds - 1}
+
+
 if __name__ == "__main__":
     child_main(sys.argv[1])
