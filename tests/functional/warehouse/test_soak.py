@@ -18,7 +18,7 @@ from tests.functional.conftest import REPO, completed_instants, hudi_jar
 # Cleaning keeps 2 commits; archiving trims the active timeline to 3 commits
 # once it holds more than 4 (Hudi requires the minimum above what cleaning keeps).
 SERVICES = "{dwd_compaction_delta_commits: 2, dwd_cleaning_retain: 2, dwd_archive_min_commits: 3, dwd_archive_max_commits: 4}"
-BATCHES = 5
+BATCHES = 4
 
 
 def test_a_short_soak_compacts_cleans_archives_and_stays_exact(tmp_path):
