@@ -19,6 +19,19 @@
 
 with
 
+-- A line read again (a full re-read after a gap) keeps the status it has
+-- here: a released line is never released twice.
+known_lines as (
+
+    {% if is_incremental() -%}
+        select known.line_id from {{ this }} as known
+    {%- else -%}
+        select cast(null as string) as line_id
+        where false
+    {%- endif %}
+
+),
+
 newly_held as (
 
     select
@@ -27,7 +40,12 @@ newly_held as (
         {%- endfor %}
         true as is_new
     from {{ lake_changes(ref('ods_billing_events_raw')) }} as upstream_changes
-    where upstream_changes.quarantine_reason = 'unknown_account'
+    where
+        upstream_changes.quarantine_reason = 'unknown_account'
+        and not exists (
+            select 1 as found from known_lines
+            where known_lines.line_id = upstream_changes.line_id
+        )
 
 ),
 

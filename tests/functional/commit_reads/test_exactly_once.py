@@ -238,3 +238,43 @@ def test_cdc_read_of_changes_the_cleaner_removed_is_never_a_silent_gap(project, 
     assert "cleaner has removed" in capsys.readouterr().out
     # Not a silent gap: every current record arrives again, as an insert.
     assert cdc_rows() == sorted(changes("i", 1) + changes("u", 2) + changes("i", 4))
+
+
+# A consumer that keeps only some upstream rows: batches >= `from_batch`.
+FILTERED_LOG = """
+    {{ config(materialized='incremental', incremental_strategy='append') }}
+    select id, version, cost
+    from {{ lake_changes(ref('upstream'), on_gap='fail') }} as changes
+    where changes.version >= {{ var('from_batch', 99) }}
+"""
+
+
+def test_a_run_that_keeps_no_row_still_moves_its_position(project, capsys):
+    """Found by the soak: a model whose reads kept no row wrote no commit, so its
+    position stayed where its last commit was; once the upstream archived that
+    instant, its next read had to start over from the whole table (and a full
+    re-read of an append model counts rows twice). Its position moves anyway."""
+    cow_upstream(project)
+    project.model("change_log", FILTERED_LOG)
+    tight = {
+        "upstream_options": {"hoodie.keep.min.commits": 2, "hoodie.keep.max.commits": 3,
+                             "hoodie.metadata.enable": False},
+        "upstream_cleaning": {"policy": "keep_latest_commits", "retain": 1},
+    }
+    ends = []
+    for batch in (1, 2, 3, 4, 5):
+        project.dbt("run", "--select", "upstream", "--vars", json.dumps({"batch": batch, **tight}))
+        ends.append([c for _, c, action in project.completed_instants("upstream") if action == "commit"][-1])
+        # on_gap='fail': a run that found its position archived would stop.
+        project.dbt("run", "--select", "change_log", "--vars", "{from_batch: 5}")
+    assert ends[0] not in [c for _, c, _ in project.completed_instants("upstream")], "archived"
+    # Batches 1-4 kept no row: one commit (the table's creation by batch 1), then none.
+    assert len(project.completed_instants("change_log")) == 2
+    assert log_rows(project) == versions(5)
+    # Batch 4's run recorded how far it read as a table property; batch 5's, in its commit.
+    props = {r.key: r.value for r in project.rows("show tblproperties {schema}.change_log")}
+    assert props[f"lakehouse.consumed.{project.schema}.upstream"] == ends[3]
+    # A rerun reads nothing: no gap (on_gap='fail' would stop it), no row twice.
+    project.dbt("run", "--select", "change_log", "--vars", "{from_batch: 1}")
+    assert "no longer on" not in capsys.readouterr().out
+    assert log_rows(project) == versions(5)

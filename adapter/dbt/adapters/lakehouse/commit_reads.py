@@ -26,8 +26,25 @@ EMPTY_CDC = (
 )
 
 
+# A run that reads a range and writes nothing (every row filtered out) has no
+# commit to record its position in: it records it as a table property instead,
+# or the position would stay behind until the upstream archived it, and the
+# next read would have to start over from the whole table. Not a hoodie.* key:
+# Hudi would copy that into the commit metadata of every later write.
+SKIPPED_PREFIX = "lakehouse.consumed."
+
+
 def position_key(upstream: str) -> str:
     return POSITION_PREFIX + upstream.lower()
+
+
+def skipped_position_key(upstream: str) -> str:
+    return SKIPPED_PREFIX + upstream.lower()
+
+
+def latest_position(*positions: Optional[str]) -> Optional[str]:
+    """The later of the recorded positions (instants order as strings)."""
+    return max((p for p in positions if p), default=None)
 
 
 @dataclass(frozen=True)

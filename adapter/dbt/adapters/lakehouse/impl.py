@@ -248,8 +248,20 @@ class LakehouseAdapter(SparkAdapter):
         return len(rows) > 0
 
     def _consumed_position(self, table: str, upstream: str) -> Optional[str]:
-        """The upstream instant recorded by this table's latest write that recorded one."""
-        return self._recorded(table, commit_reads.position_key(upstream))
+        """The upstream instant recorded by this table's latest write that
+        recorded one, or by a later run that read a range and wrote nothing."""
+        committed = self._recorded(table, commit_reads.position_key(upstream))
+        _, rows = self.execute(f"show tblproperties {table}", fetch=True)
+        key = commit_reads.skipped_position_key(upstream)
+        skipped = next((str(row[1]) for row in rows if row[0] == key), None)
+        return commit_reads.latest_position(committed, skipped)
+
+    @available
+    def skipped_write_positions(self, model: Dict[str, Any]) -> Dict[str, str]:
+        """Table properties that record how far a run read when it wrote no
+        commit (see commit_reads.SKIPPED_PREFIX)."""
+        return {commit_reads.skipped_position_key(r.upstream): r.end
+                for r in self.change_reads(model) if r.end is not None}
 
     def _recorded(self, table: str, key: str) -> Optional[str]:
         """The value of `key` in the extra metadata of this table's latest commit that has it."""

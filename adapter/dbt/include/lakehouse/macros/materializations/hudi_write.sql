@@ -64,6 +64,8 @@
   {%- if not create and strategy != 'microbatch' and lakehouse_is_empty(temp_relation) -%}
     {#- Nothing arrived: write nothing, so the timeline gets no empty commit. -#}
     {{ log("Model " ~ model.name ~ ": no new rows, no commit written.", info=true) }}
+    {#- ...but the ranges it read are done with: record how far it read. -#}
+    {%- do lakehouse_update_table_properties(target_relation, adapter.skipped_write_positions(model)) -%}
     {%- call statement('main') -%}
       select 0 as rows_written
     {%- endcall -%}
