@@ -95,4 +95,4 @@ if [ ! -f "$SCHEMA/SOURCE" ]; then
   rm -rf "$SCHEMA" && mkdir -p "$(dirname "$SCHEMA")" && mv "$scratch/postgres" "$SCHEMA"
   rm -rf "$scratch"
 fi
-echo "setup: ready ($("$VENV/bin/python" -c 'import pyspark, dbt.version as v; print("pyspark", pyspark.__version__, "dbt-core", v.__version__)'), $(ls $JARS))"
+echo "setup: ready ($("$VENV/bin/python" -c 'import pyspark, dbt.version as v; print("pyspark", pyspark.__version__, "dbt-core", v.__version__)'), $(ls $JARS | paste -sd " " -))"
