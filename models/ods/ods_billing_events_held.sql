@@ -43,7 +43,7 @@ newly_held as (
     where
         upstream_changes.quarantine_reason = 'unknown_account'
         and not exists (
-            select 1 as found from known_lines
+            select 1 as is_known from known_lines
             where known_lines.line_id = upstream_changes.line_id
         )
 
