@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 import yaml
 
@@ -48,10 +49,13 @@ SCHEMA = "soak"
 COMPLETED = re.compile(r"^\d+_\d+\.\w+$")
 
 
-def write_profile(folder: Path, lake: Path) -> None:
+def write_profile(folder: Path, lake: Path, spark_conf: Optional[dict] = None) -> None:
+    """A profile with one embedded-Spark target on `lake`."""
     folder.mkdir(parents=True, exist_ok=True)
-    profile = {"adlake": {"target": "soak", "outputs": {"soak": {
-        "type": "lakehouse", "method": "session", "schema": SCHEMA, "lake_dir": str(lake), "threads": 1}}}}
+    output = {"type": "lakehouse", "method": "session", "schema": SCHEMA, "lake_dir": str(lake), "threads": 1}
+    if spark_conf:
+        output["spark_conf"] = spark_conf
+    profile = {"adlake": {"target": "soak", "outputs": {"soak": output}}}
     (folder / "profiles.yml").write_text(yaml.safe_dump(profile))
 
 

@@ -1,0 +1,288 @@
+"""Profile one micro-batch: where each second goes, from landing to ADS.
+
+It builds a warehouse of its own (generated data, the embedded Spark), lands
+the batches before the profiled one and builds each, then lands the profiled
+batch and runs `dbt parse` and `dbt build` on it with everything recorded:
+
+- per dbt step: parse, compile, the model runs, the data tests, the rest
+  (dbt's start-up, catalog caching, hooks);
+- per model and per data test: their times, from dbt's run results;
+- inside each model's write, from Spark's event log and Hudi's descriptions of
+  its jobs (tools/spark_jobs.py): the Hudi write (with the model's SELECT),
+  index lookup, metadata table, markers, compaction, cleaning, archiving,
+  other Spark queries, and the time spent outside any Spark job (the driver:
+  timeline and commit files, locks, dbt's own statements and Python);
+- per model, the SQL statements dbt sent and their time.
+
+It prints the top costs, and writes everything as JSON with --json.
+
+    python tools/profile_batch.py [--events 20000] [--batches 2] [--seed 7]
+                                  [--lake DIR] [--top 12] [--json FILE] [--vars YAML]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Dict, List, Optional
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from generate_billing import generate  # noqa: E402
+from landing import land_batch  # noqa: E402
+from soak import write_profile  # noqa: E402
+from spark_jobs import PHASES, Job, covered_seconds, read_jobs  # noqa: E402
+from timeline_instants import instants_between  # noqa: E402
+
+DRIVER = "driver, outside Spark jobs"
+
+
+@dataclass
+class Statement:
+    node: str
+    kind: str
+    start: float
+    seconds: float = 0.0
+
+
+@dataclass
+class NodeProfile:
+    unique_id: str
+    resource_type: str
+    status: str
+    compile_s: float
+    execute_s: float
+    execute_window: tuple
+    phases: Dict[str, float] = field(default_factory=dict)
+    statements: Dict[str, List[float]] = field(default_factory=dict)
+    # Per action on its table's timeline and its metadata table's: the
+    # seconds from requested to completed of each instant the run started.
+    instants: Dict[str, List[float]] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.unique_id.split(".", 2)[-1]
+
+
+LEADING_COMMENTS = re.compile(r"^\s*(/\*.*?\*/\s*|--[^\n]*\n\s*)*", re.S)
+STATEMENT_KINDS = (
+    ("write", ("merge", "insert", "update", "delete")),
+    ("hudi procedure", ("call",)),
+    ("query", ("select", "with", "(")),
+    ("set or reset", ("set", "reset")),
+    ("describe or show", ("describe", "desc", "show")),
+)
+
+
+def statement_kind(sql: str) -> str:
+    """What a statement dbt sent is for, from its first word (after dbt's query
+    comment)."""
+    text = LEADING_COMMENTS.sub("", sql, count=1).lower()
+    if re.match(r"create (or replace )?(global )?temp(orary)? view", text):
+        return "temporary view"
+    if text.startswith("create") and re.search(r"\bas\s*(\(|select|with)", text):
+        return "write"
+    for kind, heads in STATEMENT_KINDS:
+        if text.startswith(heads):
+            return kind
+    return "other DDL"
+
+
+class StatementRecorder:
+    """A dbt event callback keeping each SQL statement's node, kind, start and
+    duration (dbt fires SQLQuery before a statement, SQLQueryStatus after)."""
+
+    def __init__(self) -> None:
+        self.statements: List[Statement] = []
+        self._open: Dict[str, Statement] = {}
+
+    def __call__(self, msg) -> None:
+        name = msg.info.name
+        if name == "SQLQuery":
+            ts = msg.info.ts.seconds + msg.info.ts.nanos / 1e9
+            node = msg.data.node_info.unique_id or "(no node)"
+            self._open[msg.info.thread] = Statement(node, statement_kind(msg.data.sql), ts)
+        elif name == "SQLQueryStatus":
+            statement = self._open.pop(msg.info.thread, None)
+            if statement is not None:
+                statement.seconds = float(msg.data.elapsed)
+                self.statements.append(statement)
+
+
+def epoch(moment: Optional[datetime]) -> float:
+    if moment is None:
+        return 0.0
+    if moment.tzinfo is None:  # dbt's timings are naive UTC
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
+def node_profiles(results, jobs: List[Job], statements: List[Statement], warehouse: Path) -> List[NodeProfile]:
+    profiles = []
+    for result in results:
+        timing = {t.name: (epoch(t.started_at), epoch(t.completed_at)) for t in result.timing}
+        compile_s = max(0.0, timing.get("compile", (0, 0))[1] - timing.get("compile", (0, 0))[0])
+        window = timing.get("execute", (0.0, 0.0))
+        profile = NodeProfile(result.node.unique_id, str(result.node.resource_type), str(result.status),
+                              compile_s, max(0.0, window[1] - window[0]), window)
+        inside = [j for j in jobs if j.start >= window[0] and j.end <= window[1] + 0.5]
+        for phase in PHASES:
+            seconds = sum(j.seconds for j in inside if j.phase == phase)
+            if seconds:
+                profile.phases[phase] = seconds
+        profile.phases[DRIVER] = max(0.0, profile.execute_s - covered_seconds((j.start, j.end) for j in inside))
+        for statement in statements:
+            if statement.node == profile.unique_id:
+                profile.statements.setdefault(statement.kind, []).append(statement.seconds)
+        if profile.resource_type == "model":
+            table_dir = warehouse / f"{result.node.schema}.db" / (result.node.alias or result.node.name)
+            for instant in instants_between(table_dir, window[0], window[1]):
+                profile.instants.setdefault(instant.action, []).append(instant.seconds or 0.0)
+        profiles.append(profile)
+    return profiles
+
+
+def dbt_invoke(args: List[str], work: Path, manifest=None, callbacks=None):
+    from dbt.cli.main import dbtRunner
+
+    runner = dbtRunner(manifest=manifest, callbacks=callbacks or [])
+    result = runner.invoke([
+        "--log-level", "warn", *args, "--project-dir", str(ROOT), "--profiles-dir", str(work / "profiles"),
+        "--target-path", str(work / "target"), "--log-path", str(work / "logs"),
+    ])
+    if not result.success:
+        sys.exit(f"dbt {args[0]} failed; see {work / 'logs' / 'dbt.log'}")
+    return result.result
+
+
+def report(profiles: List[NodeProfile], parse_s: float, build_s: float, top: int) -> dict:
+    by_type: Dict[str, List[NodeProfile]] = defaultdict(list)
+    for profile in profiles:
+        by_type[profile.resource_type].append(profile)
+    models = by_type.get("model", [])
+    tests = by_type.get("test", [])
+    compile_s = sum(p.compile_s for p in profiles)
+    steps = {"parse": parse_s, "compile": compile_s}
+    for resource_type, nodes in sorted(by_type.items()):
+        steps[f"{resource_type}s"] = sum(p.execute_s for p in nodes)
+    steps["rest of the build"] = max(0.0, build_s - sum(p.compile_s + p.execute_s for p in profiles))
+    phases: Dict[str, float] = defaultdict(float)
+    for model in models:
+        for phase, seconds in model.phases.items():
+            phases[phase] += seconds
+
+    print(f"\nlanding to ADS: {parse_s + build_s:.1f} s (parse {parse_s:.1f} s, build {build_s:.1f} s); "
+          f"{len(models)} models, {len(tests)} data tests")
+    print("\nper dbt step:")
+    for step, seconds in sorted(steps.items(), key=lambda item: -item[1]):
+        print(f"  {step:<28} {seconds:7.1f} s")
+    print(f"\ninside the model runs ({sum(m.execute_s for m in models):.1f} s):")
+    for phase, seconds in sorted(phases.items(), key=lambda item: -item[1]):
+        print(f"  {phase:<28} {seconds:7.1f} s")
+    actions: Dict[str, List[float]] = defaultdict(list)
+    for model in models:
+        for action, seconds in model.instants.items():
+            actions[action] += seconds
+    print("\nHudi instants the models wrote, requested to completed (inside the runs above):")
+    for action, seconds in sorted(actions.items(), key=lambda item: -sum(item[1])):
+        print(f"  {action:<28} {sum(seconds):7.1f} s  ({len(seconds)})")
+    print(f"\ntop {top} models:")
+    for model in sorted(models, key=lambda m: -m.execute_s)[:top]:
+        detail = ", ".join(f"{p} {s:.1f}" for p, s in sorted(model.phases.items(), key=lambda i: -i[1]) if s >= 0.05)
+        sql = ", ".join(f"{len(t)} {k} {sum(t):.1f}" for k, t in sorted(model.statements.items()))
+        timeline = ", ".join(f"{len(t)} {k} {sum(t):.1f}" for k, t in sorted(model.instants.items()))
+        print(f"  {model.execute_s:6.1f} s  {model.name} [{model.status}]\n"
+              f"           phases: {detail}\n           statements: {sql or 'none'}\n"
+              f"           timeline, requested to completed: {timeline or 'no instant'}")
+    print(f"\ntop {top} data tests (all {len(tests)}: {sum(t.execute_s for t in tests):.1f} s):")
+    for test in sorted(tests, key=lambda t: -t.execute_s)[:top]:
+        print(f"  {test.execute_s:6.1f} s  {test.name}")
+    return {
+        "landing_to_ads_s": parse_s + build_s,
+        "steps_s": steps,
+        "model_phases_s": dict(phases),
+        "nodes": [{"id": p.unique_id, "type": p.resource_type, "status": p.status, "compile_s": p.compile_s,
+                   "execute_s": p.execute_s, "phases_s": p.phases,
+                   "statements_s": {k: sum(v) for k, v in p.statements.items()},
+                   "instants_s": {k: sum(v) for k, v in p.instants.items()}} for p in profiles],
+    }
+
+
+def profile_batch(work: Path, events: int, batches: int, seed: int, top: int, dbt_vars: str) -> dict:
+    lake, landing, generated, event_log = work / "lake", work / "landing", work / "generated", work / "eventlog"
+    for folder in (lake, landing, event_log, work / "target"):  # a fresh warehouse every time
+        shutil.rmtree(folder, ignore_errors=True)
+    event_log.mkdir(parents=True)
+    write_profile(work / "profiles", lake, spark_conf={
+        "spark.eventLog.enabled": "true", "spark.eventLog.dir": event_log.as_uri()})
+    os.environ["ADLAKE_LANDING_DIR"] = str(landing)
+    generate(generated, seed=seed, events=events, batches=batches, force=True)
+    vars_args = ["--vars", dbt_vars]
+
+    manifest = None
+    for batch in range(1, batches):
+        started = time.perf_counter()
+        files, lines = land_batch(generated, landing, batch)
+        if manifest is None:
+            manifest = dbt_invoke(["parse", *vars_args], work)
+        dbt_invoke(["build", *vars_args], work, manifest=manifest)
+        print(f"batch {batch} (not profiled): {lines:,} lines in {files} files, "
+              f"built in {time.perf_counter() - started:.1f} s", flush=True)
+
+    files, lines = land_batch(generated, landing, batches)
+    print(f"batch {batches} (profiled): {lines:,} lines in {files} files", flush=True)
+    recorder = StatementRecorder()
+    started = time.perf_counter()
+    manifest = dbt_invoke(["parse", *vars_args], work)
+    parse_s = time.perf_counter() - started
+    started = time.perf_counter()
+    results = dbt_invoke(["build", *vars_args], work, manifest=manifest, callbacks=[recorder])
+    build_s = time.perf_counter() - started
+
+    profiles = node_profiles(results.results, read_jobs(event_log), recorder.statements, lake / "warehouse")
+    figures = report(profiles, parse_s, build_s, top)
+    figures.update({"batch": batches, "lines": lines, "events": events, "batches": batches})
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=20_000, help="event lines over all batches (default 20000)")
+    parser.add_argument("--batches", type=int, default=2, help="batches; the last one is profiled (default 2)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--lake", type=Path, help="work folder, its lake rebuilt (default: a new temporary folder, removed after)")
+    parser.add_argument("--top", type=int, default=12, help="models and tests to list (default 12)")
+    parser.add_argument("--json", type=Path, help="write the whole profile here")
+    parser.add_argument("--vars", default="{}", help="dbt --vars for every build (YAML)")
+    args = parser.parse_args()
+    if args.batches < 1:
+        parser.error("--batches must be at least 1")
+
+    work = args.lake or Path(tempfile.mkdtemp(prefix="adlake_profile_"))
+    try:
+        figures = profile_batch(work, args.events, args.batches, args.seed, args.top, args.vars)
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=2, default=str))
+            print(f"\nprofile written to {args.json}")
+    finally:
+        from pyspark import SparkContext
+
+        if SparkContext._active_spark_context is not None:  # the session dbt's adapter started
+            SparkContext._active_spark_context.stop()
+        if args.lake is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
