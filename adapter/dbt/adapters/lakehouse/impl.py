@@ -17,7 +17,7 @@ from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.lakehouse import commit_reads, concurrency, recovery, unchanged_builds
+from dbt.adapters.lakehouse import commit_reads, concurrency, recovery, test_scope, unchanged_builds
 from dbt.adapters.lakehouse.commit_reads import ChangeRead
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig
@@ -64,6 +64,9 @@ class LakehouseAdapter(SparkAdapter):
         self._schema_locations: Dict[str, str] = {}
         # What each table model with skip_unchanged is built from (unchanged_builds).
         self._built_from: Dict[str, str] = {}
+        # Per table this invocation wrote: its latest instant before the write
+        # ('' when the write created it), for data tests scoped to what changed.
+        self._written_since: Dict[str, str] = {}
         # Names this run's scratch tables under optimistic concurrency.
         self._run_token = uuid.uuid4().hex[:8]
 
@@ -353,6 +356,35 @@ class LakehouseAdapter(SparkAdapter):
                 return None
             raise
         return str(commits[0]["commit_time"]) if commits else None
+
+    # --- data tests scoped to what this invocation wrote (test_scope) ---------
+
+    @available
+    def note_write_start(self, relation: BaseRelation, existing: Optional[BaseRelation], scope_mode: str) -> str:
+        """Before a model writes, when data tests are scoped to what changed:
+        remember the table's latest instant, after which this write's rows come."""
+        if test_scope.check_mode(scope_mode, relation.identifier) != "changed":
+            return ""
+        key = f"{relation.schema}.{relation.identifier}".lower()
+        if key not in self._written_since:
+            latest = None if existing is None or existing.is_view else self._latest_instant(key)
+            self._written_since[key] = latest or ""
+        return ""
+
+    @available
+    def test_scope_predicate(
+        self, relation: BaseRelation, test_node: Dict[str, Any], where: str, scope_mode: str
+    ) -> Optional[str]:
+        """The predicate that scopes this data test to what this invocation
+        wrote in `relation`, or None to check the whole of it."""
+        if test_scope.check_mode(scope_mode, test_node.get("name", "")) != "changed":
+            return None
+        since = self._written_since.get(f"{relation.schema}.{relation.identifier}".lower())
+        config = test_node.get("config") or {}
+        kind = test_scope.test_kind(test_node.get("test_metadata"), config.get("meta"))
+        if not since or kind is None:
+            return None
+        return test_scope.scope_predicate(str(relation), kind, since, where)
 
     @available
     def change_reads(self, model: Dict[str, Any]) -> List[ChangeRead]:

@@ -7,6 +7,7 @@
     {{ return(materialization_table_spark()) }}
   {%- endif -%}
   {{ run_hooks(pre_hooks) }}
+  {%- do lakehouse_note_write_start(load_relation(this)) -%}
   {%- if config.get('skip_unchanged') and not should_full_refresh()
         and adapter.unchanged_since_last_build(model, load_relation(this), lakehouse_upstream_relations()) -%}
     {{ log("Model " ~ model.name ~ ": nothing it selects from has a new commit; not rebuilt, no commit written.", info=true) }}

@@ -1,0 +1,88 @@
+"""Data tests scoped to what a run changed.
+
+With the project var `lakehouse_test_scope: changed`, a generic data test of a
+Hudi model that this dbt invocation wrote checks only what the write could have
+broken, instead of scanning the whole table:
+
+- a row test (not_null, accepted_values, relationships: each row passes or
+  fails on its own) reads the rows the invocation wrote: those whose
+  `_hoodie_commit_time` is after the table's latest instant when the model
+  started;
+- a key test (unique, unique_combination_of_columns) reads every row, old or
+  new, whose key is among those written: a new row that repeats an old row's
+  key is a duplicate too, which the new rows alone would not show.
+
+Anything else is checked whole: a test of a table the invocation did not write
+(a plain `dbt test`, a seed, a view), of a table it created or rebuilt (every
+row is new), and a test whose kind is unknown here (a reconciliation that sums
+a column over a table would compare part of it with the whole). A generic test
+of a project opts in with `meta: {lakehouse_test_scope: rows}` in its config,
+and any test opts out with `full`.
+
+Scoping is exact only if the table was checked whole once and every write to
+it since ran through a scoped or full check: `changed` is meant for the
+batches between full runs (`full`, the default), not instead of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Mapping, Optional, Tuple
+
+from dbt_common.exceptions import CompilationError
+
+SCOPE_VAR = "lakehouse_test_scope"
+MODES = ("full", "changed")
+META_KEY = "lakehouse_test_scope"
+
+ROW_TESTS = frozenset({"not_null", "accepted_values", "relationships"})
+KEY_TESTS = {
+    "unique": lambda kwargs: [kwargs.get("column_name")],
+    "unique_combination_of_columns": lambda kwargs: list(kwargs.get("combination_of_columns") or []),
+}
+
+
+def check_mode(value: Any, node_name: str) -> str:
+    mode = str(value).strip().lower()
+    if mode not in MODES:
+        raise CompilationError(
+            f"'{node_name}': var {SCOPE_VAR} is {value!r}; use 'full' (check whole tables, "
+            f"the default) or 'changed' (check what this run wrote), e.g. --vars '{{{SCOPE_VAR}: changed}}'."
+        )
+    return mode
+
+
+def test_kind(test_metadata: Optional[Mapping[str, Any]], meta: Optional[Mapping[str, Any]]) -> Optional[Tuple[str, List[str]]]:
+    """('rows', []) or ('keys', [columns]) for a test that can be scoped; None
+    for one checked whole."""
+    declared = str((meta or {}).get(META_KEY, "")).strip().lower()
+    if declared == "full":
+        return None
+    if declared == "rows":
+        return ("rows", [])
+    if not test_metadata:  # a singular test: its SQL is its own
+        return None
+    name = test_metadata.get("name")
+    if name in ROW_TESTS:
+        return ("rows", [])
+    if name in KEY_TESTS:
+        keys = [str(k) for k in KEY_TESTS[name](test_metadata.get("kwargs") or {}) if k]
+        return ("keys", keys) if keys else None
+    return None
+
+
+def changed_rows(since: str) -> str:
+    return f"_hoodie_commit_time > '{since}'"
+
+
+def scope_predicate(relation: str, kind: Tuple[str, List[str]], since: str, where: str = "") -> str:
+    """A predicate on `relation`'s rows that keeps what a test of this kind must
+    read after writes later than the instant `since`."""
+    changed = changed_rows(since)
+    if where:
+        changed = f"{changed} and ({where})"
+    scope, keys = kind
+    if scope == "rows":
+        return changed
+    columns = ", ".join(keys)
+    target = keys[0] if len(keys) == 1 else f"({columns})"
+    return f"{target} in (select {columns} from {relation} where {changed})"

@@ -1,0 +1,23 @@
+{#- Data tests scoped to what this run wrote, with the var
+    lakehouse_test_scope: changed (see the adapter's test_scope.py): a generic
+    test of a Hudi model this invocation wrote reads only the rows it wrote
+    (row tests) or the rows sharing their keys (key tests). Otherwise, and by
+    default, dbt's own behaviour: the whole relation, filtered by the test's
+    `where` config. -#}
+{% macro lakehouse__get_where_subquery(relation) -%}
+  {%- set where = config.get('where', '') -%}
+  {%- set scope = adapter.test_scope_predicate(relation, model, where, var('lakehouse_test_scope', 'full')) -%}
+  {%- if scope -%}
+    {%- do return('(select * from ' ~ relation ~ ' where ' ~ scope ~ ') dbt_subquery') -%}
+  {%- elif where -%}
+    {%- do return('(select * from ' ~ relation ~ ' where ' ~ where ~ ') dbt_subquery') -%}
+  {%- else -%}
+    {%- do return(relation) -%}
+  {%- endif -%}
+{%- endmacro %}
+
+
+{#- Called by the Hudi materializations before they write. -#}
+{% macro lakehouse_note_write_start(existing_relation) -%}
+  {%- do adapter.note_write_start(this, existing_relation, var('lakehouse_test_scope', 'full')) -%}
+{%- endmacro %}

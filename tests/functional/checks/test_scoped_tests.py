@@ -1,0 +1,91 @@
+"""Data tests scoped to what a run wrote (var lakehouse_test_scope: changed).
+
+The model's index is partition-local (bloom), so a key that comes again under
+another partition lands as a second record: a duplicate that slipped past the
+model's upsert. The scoped unique test must catch it in the batch that wrote
+it, although the older copy was written by an earlier batch; a batch that
+touches other keys does not re-read it; a plain `dbt test`, which wrote
+nothing, checks the whole table."""
+
+from __future__ import annotations
+
+from tests.functional.conftest import failures
+
+MODEL = """
+    {{ config(
+        materialized='incremental',
+        table_type='cow',
+        unique_key='event_id',
+        precombine_key='version',
+        partition_by='event_date',
+        index={'type': 'bloom'},
+    ) }}
+    select event_id, version, event_date, cost from (values
+        (1, 'e1', 1, '2026-11-20', 10),
+        (1, 'e2', 1, '2026-11-20', 20),
+        (1, 'e3', 1, '2026-11-21', 30),
+        (2, 'e4', 1, '2026-11-21', 40),
+        (2, 'e1', 2, '2026-11-21', 11),
+        (3, 'e5', 1, '2026-11-22', 50),
+        (3, 'e6', 1, '2026-11-22', cast(null as int))
+    ) as t(batch, event_id, version, event_date, cost)
+    where batch = {{ var('batch') }}
+"""
+
+SCHEMA = """
+    models:
+      - name: events
+        columns:
+          - name: event_id
+            data_tests: [unique, not_null]
+          - name: cost
+            data_tests: [not_null]
+"""
+
+
+def build(project, batch: int, scope: str = "changed", expect_ok: bool = True):
+    return project.dbt("build", "--vars", f"{{batch: {batch}, lakehouse_test_scope: {scope}}}", expect_ok=expect_ok)
+
+
+def statuses(result) -> dict:
+    return {r.node.name: (str(r.status), r.failures, r.node.compiled_code or "")
+            for r in result.result.results if r.node.resource_type == "test"}
+
+
+def test_a_scoped_check_catches_a_duplicate_in_the_batch_that_wrote_it(project):
+    project.model("events", MODEL)
+    project.write("models/events.yml", SCHEMA)
+
+    # Batch 1 creates the table: every row is new, every test reads the whole table.
+    first = statuses(build(project, 1))
+    assert {name: status for name, (status, _, _) in first.items()} == {
+        "unique_events_event_id": "pass", "not_null_events_event_id": "pass", "not_null_events_cost": "pass"}
+    assert all("_hoodie_commit_time" not in sql for _, _, sql in first.values())
+
+    # Batch 2 writes e1 again under another date: two records of e1.
+    second = statuses(build(project, 2, expect_ok=False))
+    status, found, sql = second["unique_events_event_id"]
+    assert (status, found) == ("fail", 1)
+    assert "_hoodie_commit_time >" in sql  # scoped, not a whole-table read
+    assert project.scalar("select count(*) from {schema}.events where event_id = 'e1'") == 2
+
+    # Batch 3 touches e5 and e6 only: the key check does not read e1 again, the
+    # row check finds the null cost the batch brought.
+    third = statuses(build(project, 3, expect_ok=False))
+    assert third["unique_events_event_id"][:2] == ("pass", 0)
+    assert third["not_null_events_cost"][:2] == ("fail", 1)
+
+    # A full check, and a plain `dbt test` (it wrote nothing), read everything.
+    full = statuses(project.dbt("test", "--vars", "{batch: 3, lakehouse_test_scope: changed}", expect_ok=False))
+    assert full["unique_events_event_id"][:2] == ("fail", 1)
+    assert "_hoodie_commit_time" not in full["unique_events_event_id"][2]
+    # (a failing test fails the invocation; failures() names it)
+    assert any("unique_events_event_id" in line for line in failures(
+        project.dbt("test", "--vars", "{batch: 3}", expect_ok=False)))
+
+
+def test_an_unknown_scope_is_refused_with_the_choices(project):
+    project.model("events", MODEL)
+    project.write("models/events.yml", SCHEMA)
+    result = build(project, 1, scope="some", expect_ok=False)
+    assert "lakehouse_test_scope is 'some'" in " ".join(failures(result))

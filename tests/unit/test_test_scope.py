@@ -1,0 +1,47 @@
+"""Which data tests can be scoped to what a run wrote, and the predicate that does it."""
+
+import pytest
+from dbt_common.exceptions import CompilationError
+
+from dbt.adapters.lakehouse import test_scope
+
+
+@pytest.mark.parametrize("name, kwargs, kind", [
+    ("not_null", {"column_name": "event_id"}, ("rows", [])),
+    ("accepted_values", {"column_name": "billing_type", "values": ["CPC"]}, ("rows", [])),
+    ("relationships", {"column_name": "ad_id", "to": "ref('ods_ads')", "field": "ad_id"}, ("rows", [])),
+    ("unique", {"column_name": "event_id"}, ("keys", ["event_id"])),
+    ("unique_combination_of_columns", {"combination_of_columns": ["event_date", "account_id"]},
+     ("keys", ["event_date", "account_id"])),
+    # Sums over the table compared with another: part of it would not add up.
+    ("cost_conserved", {"column_name": "cost_micros"}, None),
+])
+def test_a_generic_test_is_scoped_by_its_kind(name, kwargs, kind):
+    assert test_scope.test_kind({"name": name, "kwargs": kwargs}, {}) == kind
+
+
+def test_a_singular_test_is_checked_whole():
+    assert test_scope.test_kind(None, {}) is None
+
+
+def test_a_test_opts_in_or_out_in_its_meta():
+    assert test_scope.test_kind({"name": "my_range_check", "kwargs": {}}, {"lakehouse_test_scope": "rows"}) == ("rows", [])
+    assert test_scope.test_kind({"name": "not_null", "kwargs": {}}, {"lakehouse_test_scope": "full"}) is None
+
+
+def test_rows_are_those_written_after_the_instant():
+    predicate = test_scope.scope_predicate("s.t", ("rows", []), "20261124101010123", where="cost > 0")
+    assert predicate == "_hoodie_commit_time > '20261124101010123' and (cost > 0)"
+
+
+def test_a_key_test_reads_every_row_sharing_a_written_key():
+    one = test_scope.scope_predicate("s.t", ("keys", ["event_id"]), "20261124101010123")
+    assert one == "event_id in (select event_id from s.t where _hoodie_commit_time > '20261124101010123')"
+    two = test_scope.scope_predicate("s.t", ("keys", ["d", "a"]), "1")
+    assert two == "(d, a) in (select d, a from s.t where _hoodie_commit_time > '1')"
+
+
+def test_an_unknown_mode_names_the_var_and_the_choices():
+    with pytest.raises(CompilationError, match="lakehouse_test_scope is 'some'.*'full'.*'changed'"):
+        test_scope.check_mode("some", "not_null_x")
+    assert test_scope.check_mode(" Changed ", "x") == "changed"
