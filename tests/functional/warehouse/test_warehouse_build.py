@@ -8,7 +8,18 @@ def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
     house = warehouse_factory("wh", seed=11, events=3000, batches=3, accounts=60)
     for batch in (1, 2, 3):
         house.land(batch)
-        house.dbt("build")  # fails on any failing data test
+        # As `make run` does between its whole checks, batch 2's data tests
+        # check what its build wrote (lakehouse_test_scope: changed).
+        scope = "changed" if batch == 2 else "full"
+        result = house.dbt("build", "--vars", f"{{lakehouse_test_scope: {scope}}}")  # fails on any failing data test
+        compiled = {r.node.name: r.node.compiled_code or "" for r in result.result.results
+                    if r.node.resource_type == "test"}
+        scoped = {name for name, sql in compiled.items() if "_hoodie_commit_time >" in sql}
+        if batch == 2:
+            assert len(scoped) > 50, sorted(scoped)
+            assert "(event_date) in (select event_date" in compiled["cost_conserved_dwd_to_dws_daily"]
+        else:
+            assert not scoped
         truth = house.truth[batch - 1]
         by_industry = {r.industry: r.spend for r in house.rows(
             "select industry, sum(spend_micros) as spend from {s}_ads.ads_spend_by_industry group by 1")}

@@ -389,6 +389,24 @@ class LakehouseAdapter(SparkAdapter):
         return test_scope.scope_predicate(str(relation), kind, since, where)
 
     @available
+    def changed_values_sql(self, relations: List[Any], columns: List[str], scope_mode: str) -> Optional[str]:
+        """A query of the distinct values of `columns` among the rows this
+        invocation wrote to any of `relations`; None when one of them is to be
+        checked whole (not written by this invocation, created by it, or given
+        as a filtered query rather than a table)."""
+        if scope_mode == "full" or test_scope.check_mode(scope_mode, "changed_values_sql") != "changed":
+            return None
+        written = []
+        for relation in relations:
+            if not isinstance(relation, BaseRelation):
+                return None
+            since = self._written_since.get(f"{relation.schema}.{relation.identifier}".lower())
+            if not since:
+                return None
+            written.append((str(relation), since))
+        return test_scope.changed_values_sql(written, columns)
+
+    @available
     def change_reads(self, model: Dict[str, Any]) -> List[ChangeRead]:
         return list(self._change_reads.get(model["unique_id"], {}).values())
 

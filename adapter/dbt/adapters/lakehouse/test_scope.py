@@ -12,6 +12,11 @@ broken, instead of scanning the whole table:
   new, whose key is among those written: a new row that repeats an old row's
   key is a duplicate too, which the new rows alone would not show.
 
+A reconciliation (a sum in one table against a sum in another) can be scoped
+by the groups it compares: `changed_values_sql` gives the values of its group
+columns among the rows either table had written, and both sums are taken over
+those groups only (the project's `cost_conserved` test, with `scope_by`).
+
 Anything else is checked whole: a test of a table the invocation did not write
 (a plain `dbt test`, a seed, a view), of a table it created or rebuilt (every
 row is new), and a test whose kind is unknown here (a reconciliation that sums
@@ -86,3 +91,11 @@ def scope_predicate(relation: str, kind: Tuple[str, List[str]], since: str, wher
     columns = ", ".join(keys)
     target = keys[0] if len(keys) == 1 else f"({columns})"
     return f"{target} in (select {columns} from {relation} where {changed})"
+
+
+def changed_values_sql(written: List[Tuple[str, str]], columns: List[str]) -> str:
+    """The distinct values of `columns` among the rows written to each
+    (relation, since instant) pair: the groups a reconciliation must compare."""
+    selected = ", ".join(columns)
+    return " union ".join(f"select {selected} from {relation} where {changed_rows(since)}"
+                          for relation, since in written)
