@@ -45,3 +45,9 @@ def test_an_unknown_mode_names_the_var_and_the_choices():
     with pytest.raises(CompilationError, match="lakehouse_test_scope is 'some'.*'full'.*'changed'"):
         test_scope.check_mode("some", "not_null_x")
     assert test_scope.check_mode(" Changed ", "x") == "changed"
+
+
+def test_a_reconciliation_compares_the_groups_either_table_had_written():
+    sql = test_scope.changed_values_sql([("s.daily", "5"), ("s.events", "7")], ["event_date"])
+    assert sql == ("select event_date from s.daily where _hoodie_commit_time > '5' union "
+                   "select event_date from s.events where _hoodie_commit_time > '7'")
