@@ -39,6 +39,9 @@ def test_a_key_test_reads_every_row_sharing_a_written_key():
     assert one == "event_id in (select event_id from s.t where _hoodie_commit_time > '20261124101010123')"
     two = test_scope.scope_predicate("s.t", ("keys", ["d", "a"]), "1")
     assert two == "(d, a) in (select d, a from s.t where _hoodie_commit_time > '1')"
+    # The test's own `where` applies to the keys and to the rows read.
+    filtered = test_scope.scope_predicate("s.t", ("keys", ["k"]), "1", where="x = 1")
+    assert filtered == "k in (select k from s.t where _hoodie_commit_time > '1' and (x = 1)) and (x = 1)"
 
 
 def test_an_unknown_mode_names_the_var_and_the_choices():

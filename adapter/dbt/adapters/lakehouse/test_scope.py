@@ -90,7 +90,8 @@ def scope_predicate(relation: str, kind: Tuple[str, List[str]], since: str, wher
         return changed
     columns = ", ".join(keys)
     target = keys[0] if len(keys) == 1 else f"({columns})"
-    return f"{target} in (select {columns} from {relation} where {changed})"
+    keyed = f"{target} in (select {columns} from {relation} where {changed})"
+    return f"{keyed} and ({where})" if where else keyed
 
 
 def changed_values_sql(written: List[Tuple[str, str]], columns: List[str]) -> str:
