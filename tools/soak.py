@@ -34,6 +34,7 @@ import shutil
 import sys
 import tempfile
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Optional
 
@@ -61,6 +62,16 @@ def write_profile(folder: Path, lake: Path, spark_conf: Optional[dict] = None) -
 
 class SoakFailed(Exception):
     pass
+
+
+def past_start(batches: int, batch_minutes: int = 480) -> datetime:
+    """Where the generated data starts, so that its last window ends an hour
+    before now. The warehouse quarantines an event more than a day ahead of the
+    clock that ingests it (time_out_of_range): 50 windows of 8 hours from a
+    fixed date would run weeks into the future, and the soak would quarantine
+    most of its events instead of building them."""
+    now = datetime.now(timezone.utc).replace(tzinfo=None, minute=0, second=0, microsecond=0)
+    return now - timedelta(hours=1) - timedelta(minutes=batch_minutes * batches)
 
 
 def dbt_build(profiles: Path, work: Path, dbt_vars: str) -> None:
@@ -117,8 +128,8 @@ def soak(batches: int, events_per_batch: int, seed: int, work: Path, dbt_vars: s
     lake, landing, generated = work / "lake", work / "landing", work / "generated"
     write_profile(work / "profiles", lake)
     os.environ["ADLAKE_LANDING_DIR"] = str(landing)
-    truth = generate(generated, seed=seed, events=events_per_batch * batches,
-                     batches=batches, accounts=60, force=True)["batches"]
+    truth = generate(generated, seed=seed, events=events_per_batch * batches, batches=batches,
+                     accounts=60, start=past_start(batches), force=True)["batches"]
     dwd = lake / "warehouse" / f"{SCHEMA}_dwd.db" / "dwd_billing_events"
     print(f"soak: {batches} batches of about {events_per_batch} lines; lake {work}")
     print(f"{'batch':>5} {'build s':>8} {'timeline':>8} {'files/part':>10} {'archived':>8} "
@@ -138,8 +149,14 @@ def soak(batches: int, events_per_batch: int, seed: int, work: Path, dbt_vars: s
             row = (batch, time.perf_counter() - started, *table_growth(dwd, seen), *jvm_figures(spark), rss_mib(os.getpid()))
             rows.append(row)
             print("{:>5} {:>8.1f} {:>8} {:>10} {:>8} {:>8.0f} {:>8.0f} {:>7.0f}".format(*row), flush=True)
-        spend = spark.newSession().sql(
-            f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_customer").collect()[0][0]
+        session = spark.newSession()
+        spend = session.sql(f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_customer").collect()[0][0]
+        ods = f"{SCHEMA}_ods.ods_billing_events"
+        lines = session.sql(
+            f"select (select count(*) from {ods}_raw) as landed, (select count(*) from {ods}) as valid, "
+            f"(select count(*) from {ods}_quarantine) as quarantined, "
+            f"(select count(*) from {ods}_held where hold_status = 'held') as held, "
+            f"(select count(*) from {ods}_held where hold_status = 'released') as released").collect()[0].asDict()
     finally:
         if spark is not None:
             spark.stop()
@@ -155,6 +172,7 @@ def soak(batches: int, events_per_batch: int, seed: int, work: Path, dbt_vars: s
         # complete as `commit` on a merge-on-read table.
         "completed": {action: sum(1 for name in seen if name.endswith("." + action))
                       for action in ("deltacommit", "commit", "clean")},
+        "lines": lines,
         "spend_micros": spend,
         "truth_micros": truth[-1]["cost_micros"],
     }
@@ -164,6 +182,8 @@ def soak(batches: int, events_per_batch: int, seed: int, work: Path, dbt_vars: s
     print(f"JVM resident {first[5]:.0f} -> {last[5]:.0f} MiB, heap after GC {first[6]:.0f} -> {last[6]:.0f} MiB, "
           f"Python {first[7]:.0f} -> {last[7]:.0f} MiB")
     print(f"completed on dwd_billing_events: {figures['completed']}")
+    print("billing lines: landed {landed:,} = valid {valid:,} + quarantined {quarantined:,} + held {held:,} "
+          "({released:,} released)".format(**lines))
     print("soak figures: " + json.dumps(figures), flush=True)
     ok = spend == figures["truth_micros"]
     print(f"spend in ADS {spend:,} micros; truth {figures['truth_micros']:,} ({'ok' if ok else 'MISMATCH'})")

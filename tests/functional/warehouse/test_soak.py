@@ -31,6 +31,8 @@ def test_a_short_soak_compacts_cleans_archives_and_stays_exact(tmp_path):
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     figures = json.loads(run.stdout.split("soak figures: ", 1)[1].splitlines()[0])
     assert figures["spend_micros"] == figures["truth_micros"]
+    lines = figures["lines"]
+    assert lines["landed"] == lines["valid"] + lines["quarantined"] + lines["held"] > 0
 
     # Each table service ran: a compaction every 2 delta commits, a clean after them.
     completed = figures["completed"]
