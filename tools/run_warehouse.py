@@ -71,6 +71,18 @@ class Builds:
         return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
 
 
+def billing_lines(spark, schema: str) -> dict:
+    """Billing lines landed, valid, quarantined, held, and released from the
+    hold so far: landed must equal valid + quarantined + held."""
+    ods = f"{schema}_ods.ods_billing_events"
+    return spark.sql(
+        f"select (select count(*) from {ods}_raw) as landed, (select count(*) from {ods}) as valid, "
+        f"(select count(*) from {ods}_quarantine) as quarantined, "
+        f"(select count(*) from {ods}_held where hold_status = 'held') as held, "
+        f"(select count(*) from {ods}_held where hold_status = 'released') as released"
+    ).collect()[0].asDict()
+
+
 def latest_commit(spark, table: str) -> str:
     rows = spark.sql(f"call show_commits(table => '{table}', limit => 1)").collect()
     if not rows:
@@ -103,15 +115,9 @@ def summary(spark, batches: int, truth: dict, elapsed: float) -> None:
         f"select quarantine_reason, count(*) as n from {SCHEMA}_ods.ods_billing_events_quarantine group by 1 order by 1"
     ).collect()
     print("\nquarantined lines: " + (", ".join(f"{r.quarantine_reason} {r.n:,}" for r in quarantined) or "none"))
-    lines = spark.sql(
-        f"select (select count(*) from {SCHEMA}_ods.ods_billing_events_raw) as landed, "
-        f"(select count(*) from {SCHEMA}_ods.ods_billing_events) as valid, "
-        f"(select count(*) from {SCHEMA}_ods.ods_billing_events_quarantine) as quarantined, "
-        f"(select count(*) from {SCHEMA}_ods.ods_billing_events_held where hold_status = 'held') as held, "
-        f"(select count(*) from {SCHEMA}_ods.ods_billing_events_held where hold_status = 'released') as released"
-    ).collect()[0]
-    print(f"billing lines: landed {lines.landed:,} = valid {lines.valid:,} + quarantined {lines.quarantined:,} "
-          f"+ held {lines.held:,} (their account not landed yet; {lines.released:,} released so far)")
+    lines = billing_lines(spark, SCHEMA)
+    print("billing lines: landed {landed:,} = valid {valid:,} + quarantined {quarantined:,} + held {held:,} "
+          "(their account not landed yet; {released:,} released so far)".format(**lines))
 
     expected = truth["batches"][batches - 1]
     total = spark.sql(f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_industry").collect()[0][0] or 0

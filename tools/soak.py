@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from generate_billing import generate  # noqa: E402
 from landing import land_batch  # noqa: E402
+from run_warehouse import billing_lines  # noqa: E402
 
 SCHEMA = "soak"
 COMPLETED = re.compile(r"^\d+_\d+\.\w+$")
@@ -151,12 +152,7 @@ def soak(batches: int, events_per_batch: int, seed: int, work: Path, dbt_vars: s
             print("{:>5} {:>8.1f} {:>8} {:>10} {:>8} {:>8.0f} {:>8.0f} {:>7.0f}".format(*row), flush=True)
         session = spark.newSession()
         spend = session.sql(f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_customer").collect()[0][0]
-        ods = f"{SCHEMA}_ods.ods_billing_events"
-        lines = session.sql(
-            f"select (select count(*) from {ods}_raw) as landed, (select count(*) from {ods}) as valid, "
-            f"(select count(*) from {ods}_quarantine) as quarantined, "
-            f"(select count(*) from {ods}_held where hold_status = 'held') as held, "
-            f"(select count(*) from {ods}_held where hold_status = 'released') as released").collect()[0].asDict()
+        lines = billing_lines(session, SCHEMA)
     finally:
         if spark is not None:
             spark.stop()

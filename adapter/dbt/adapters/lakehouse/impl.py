@@ -365,11 +365,15 @@ class LakehouseAdapter(SparkAdapter):
         remember the table's latest instant, after which this write's rows come."""
         if test_scope.check_mode(scope_mode, relation.identifier) != "changed":
             return ""
-        key = f"{relation.schema}.{relation.identifier}".lower()
+        key = self._table_key(relation)
         if key not in self._written_since:
             latest = None if existing is None or existing.is_view else self._latest_instant(key)
             self._written_since[key] = latest or ""
         return ""
+
+    @staticmethod
+    def _table_key(relation: BaseRelation) -> str:
+        return f"{relation.schema}.{relation.identifier}".lower()
 
     @available
     def test_scope_predicate(
@@ -381,7 +385,7 @@ class LakehouseAdapter(SparkAdapter):
             return None
         if test_scope.check_mode(scope_mode, test_node.get("name", "")) != "changed":
             return None
-        since = self._written_since.get(f"{relation.schema}.{relation.identifier}".lower())
+        since = self._written_since.get(self._table_key(relation))
         config = test_node.get("config") or {}
         kind = test_scope.test_kind(test_node.get("test_metadata"), config.get("meta"))
         if not since or kind is None:
@@ -400,7 +404,7 @@ class LakehouseAdapter(SparkAdapter):
         for relation in relations:
             if not isinstance(relation, BaseRelation):
                 return None
-            since = self._written_since.get(f"{relation.schema}.{relation.identifier}".lower())
+            since = self._written_since.get(self._table_key(relation))
             if not since:
                 return None
             written.append((str(relation), since))
