@@ -16,6 +16,7 @@ from typing import Dict, List, Optional
 
 import pytest
 import yaml
+from dbt.adapters.factory import reset_adapters
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 
 REPO = Path(__file__).resolve().parents[2]
@@ -120,7 +121,15 @@ def hudi_jar() -> Path:
 def run_dbt(args: List[str], project_dir: Path, profiles_dir: Path, expect_ok: bool = True,
             extra: Optional[List[str]] = None) -> dbtRunnerResult:
     full = args + ["--project-dir", str(project_dir), "--profiles-dir", str(profiles_dir)]
-    result = dbtRunner().invoke(full + (extra or []))
+    try:
+        result = dbtRunner().invoke(full + (extra or []))
+    finally:
+        # dbt resets its adapter registry when a command starts, not when it
+        # ends, and dbt-tests-adapter's `adapter` fixture keeps whatever adapter
+        # it finds registered. Without this, a class of the adapter suite run
+        # after a test whose profile pointed at a Thrift server (stopped since)
+        # would open its connections to that server.
+        reset_adapters()
     if expect_ok and not result.success:
         raise AssertionError(f"dbt {' '.join(args)} failed: {result.exception or failures(result)}")
     if not expect_ok:
