@@ -114,9 +114,14 @@ def rss_mib(pid: int) -> float:
 
 
 def jvm_figures(spark) -> tuple:
-    """(JVM resident MiB, heap MiB in use after a GC)."""
+    """(JVM resident MiB, heap MiB in use after a full GC)."""
     jvm = spark.sparkContext._jvm
     runtime = jvm.java.lang.Runtime.getRuntime()
+    # Twice, with finalizers run between: an object with a finalizer survives
+    # the first collection that finds it unreachable, and a single GC read the
+    # heap 50-100 MiB high at random batches.
+    jvm.java.lang.System.gc()
+    jvm.java.lang.System.runFinalization()
     jvm.java.lang.System.gc()
     heap = (runtime.totalMemory() - runtime.freeMemory()) / 2**20
     return rss_mib(int(jvm.java.lang.ProcessHandle.current().pid())), heap

@@ -66,6 +66,22 @@ def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> Dict[str, str]:
         "spark.sql.shuffle.partitions": "4",
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
+        # What a long-running process keeps between batches, bounded small.
+        # Spark keeps the file listing of every table a query reads in a cache
+        # of up to 250 MB by default, with entries private to each query's file
+        # index: a micro-batch loop (scratch tables, Hudi reads) adds thousands
+        # of entries a batch that no later query uses, and the heap climbs
+        # until the cache is full. 32 MiB still serves the repeated reads of one
+        # relation within a query or a session.
+        "spark.sql.hive.filesourcePartitionFileCacheSize": str(32 * 2**20),
+        # The status store behind the (disabled) UI keeps the last 1,000 SQL
+        # executions with their plans, and 1,000 jobs and stages: a batch runs
+        # about that many, so the store holds a batch's worth of plans whose
+        # size varies with the models. Nothing reads them (the profiler reads
+        # the event log).
+        "spark.sql.ui.retainedExecutions": "50",
+        "spark.ui.retainedJobs": "100",
+        "spark.ui.retainedStages": "100",
         **_loopback(master),
     }
 
