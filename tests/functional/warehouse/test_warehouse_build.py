@@ -1,13 +1,18 @@
 """The adlake warehouse, batch by batch: `dbt build` (models and every data test)
 after each landed batch, and the figures equal the generator's own truth."""
 
-from tests.functional.conftest import read_properties
+from tests.functional.conftest import read_properties, spark
+from tests.functional.scan_metrics import files_read, table_scans
 
 
 def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
-    house = warehouse_factory("wh", seed=11, events=3000, batches=3, accounts=60)
+    # A day per batch: batch 3's deltas touch fewer days than the hourly
+    # aggregate holds.
+    house = warehouse_factory("wh", seed=11, events=3000, batches=3, accounts=60, batch_minutes=1440)
     for batch in (1, 2, 3):
         house.land(batch)
+        if batch == 3:
+            hourly_run_reads_only_touched_days(house)
         # As `make run` does between its whole checks, batch 2's data tests
         # check what its build wrote (lakehouse_test_scope: changed).
         scope = "changed" if batch == 2 else "full"
@@ -48,3 +53,22 @@ def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
     # The hourly aggregate read DWD's changes: after the first build, each
     # commit records the DWD instant it consumed.
     assert len(house.instants("dws", "dws_spend_hourly")) == 3
+
+
+
+def hourly_run_reads_only_touched_days(house):
+    """Runs the models up to dws_spend_hourly and checks that it read its own
+    stored rows of the days its deltas touched (the days its new commit
+    wrote), not the whole table."""
+    table = "wh_dws.dws_spend_hourly"
+    query = f"select event_date, count(distinct _hoodie_file_name) from {table} group by 1"
+    files_before = dict(house.rows(query))
+    house.dbt("run", "--select", "+dws_spend_hourly")
+    # The table's last scan: the model's read of its stored rows (nothing
+    # after it in that run reads the table).
+    read = files_read(table_scans(spark(), table)[-1])
+    latest = house.instants("dws", "dws_spend_hourly")[-1][0]
+    touched = {r.event_date for r in house.rows(
+        f"select distinct event_date from {table} where _hoodie_commit_time = '{latest}'")}
+    expected = sum(files_before.get(day, 0) for day in touched)
+    assert 0 < read == expected < sum(files_before.values()), (read, sorted(touched), files_before)
