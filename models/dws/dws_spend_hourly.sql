@@ -52,7 +52,10 @@ stored as (
         prunes partitions dynamically only for a filtered build side). #}
     {%- if is_incremental() %}
         select * from {{ this }}
-        where array_contains((select collect_set(deltas.event_date) as touched_days from deltas), event_date)
+        where array_contains(
+            (select collect_set(deltas.event_date) as touched_days from deltas),
+            event_date
+        )
     {%- else %}
         select * from deltas
         where false
