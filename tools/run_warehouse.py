@@ -29,6 +29,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import List, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -46,29 +47,36 @@ PROJECT_ARGS = ["--project-dir", str(ROOT), "--profiles-dir", str(ROOT / "profil
 class Builds:
     """`dbt build` once per batch, in this process. The project is parsed
     once, by the first build: later builds reuse its manifest (the models do
-    not change between batches; only the landed files do)."""
+    not change between batches; only the landed files do). `args`: where the
+    project, profiles, target and logs are (default: this repository's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, args: Optional[List[str]] = None) -> None:
+        self.args = args or PROJECT_ARGS
         self.manifest = None
 
-    def build(self, test_scope: str) -> str:
+    def build(self, test_scope: str):
         """One `dbt build`; dbt's own output is kept to warnings and errors (the
-        full log is logs/dbt.log). Returns a one-line tally of node statuses.
+        full log is logs/dbt.log). Returns dbt's result; exits on a failure.
         `test_scope`: 'changed' checks what the build wrote, 'full' whole
         tables (the adapter's lakehouse_test_scope var)."""
         from dbt.cli.main import dbtRunner
 
         if self.manifest is None:
-            parsed = dbtRunner().invoke(["--log-level", "warn", "parse", *PROJECT_ARGS])
+            parsed = dbtRunner().invoke(["--log-level", "warn", "parse", *self.args])
             if not parsed.success:
-                sys.exit(f"dbt parse failed: {parsed.exception}; see {ROOT / 'logs' / 'dbt.log'}")
+                sys.exit(f"dbt parse failed: {parsed.exception}; see dbt.log in the log path")
             self.manifest = parsed.result
         result = dbtRunner(manifest=self.manifest).invoke(
-            ["--log-level", "warn", "build", *PROJECT_ARGS, "--vars", f"{{lakehouse_test_scope: {test_scope}}}"])
+            ["--log-level", "warn", "build", *self.args, "--vars", f"{{lakehouse_test_scope: {test_scope}}}"])
         if not result.success:
-            sys.exit(f"dbt build failed; see {ROOT / 'logs' / 'dbt.log'}")
-        statuses = Counter(str(r.status) for r in result.result.results)
-        return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
+            sys.exit("dbt build failed; see dbt.log in the log path")
+        return result
+
+
+def tally(result) -> str:
+    """dbt's node statuses in one line: '17 success, 210 pass'."""
+    statuses = Counter(str(r.status) for r in result.result.results)
+    return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
 
 
 def billing_lines(spark, schema: str) -> dict:
@@ -160,9 +168,9 @@ def main() -> None:
             print(f"batch {batch}/{args.batches}: already landed; nothing to build", flush=True)
             continue
         full = batch == args.batches or batch % args.full_checks_every == 0
-        tally = builds.build("full" if full else "changed")
+        result = builds.build("full" if full else "changed")
         print(f"batch {batch}/{args.batches}: landed {files} files ({lines:,} lines); "
-              f"dbt build {tally}, checks {'of whole tables' if full else 'of what it wrote'}; "
+              f"dbt build {tally(result)}, checks {'of whole tables' if full else 'of what it wrote'}; "
               f"{time.time() - batch_started:.1f} s", flush=True)
 
     from pyspark.sql import SparkSession

@@ -1,6 +1,8 @@
 """skip_unchanged: a Hudi table model whose upstreams have no new commit since
 its last build is not rebuilt (no commit, same timeline); any new upstream
-commit, a change of its SQL, or a non-Hudi upstream makes it rebuild."""
+commit, a change of its SQL, or a non-Hudi upstream makes it rebuild. An
+incremental model with it is not run when its commit ranges are empty and its
+other upstreams have no new commit."""
 
 UPSTREAM = """
     {{ config(materialized='incremental', unique_key='id') }}
@@ -46,3 +48,58 @@ def test_a_table_reading_a_view_is_always_rebuilt(project):
     project.dbt("run")
     assert project.completed_instants("totals") != built
     assert project.scalar("select total from {schema}.totals") == 6
+
+
+LABELS = """
+    {{ config(materialized='incremental', unique_key='id') }}
+    select id, '{{ var('label', 'a') }}' as label from (values (1), (2), (3)) as t(id)
+"""
+
+LABELLED = """
+    {{{{ config(materialized='incremental', unique_key='id', skip_unchanged=true) }}}}
+    select changes.id, changes.v, labels.label{extra}
+    from {{{{ lake_changes(ref('events')) }}}} as changes
+    join {{{{ ref('labels') }}}} as labels on changes.id = labels.id
+"""
+
+SKIPPED = "labelled: nothing new to read; not run"
+
+
+def test_an_incremental_model_with_nothing_new_to_read_is_not_run(project):
+    project.model("events", UPSTREAM)
+    project.model("labels", LABELS)
+    project.model("labelled", LABELLED.format(extra=""))
+    project.dbt("run")
+    built = project.completed_instants("labelled")
+    assert len(built) == 1
+    log = project.root / "logs" / "dbt.log"
+
+    def run_labelled(*args):
+        start = log.stat().st_size
+        project.dbt("run", "--select", "labelled", *args)
+        with open(log) as handle:
+            handle.seek(start)
+            return SKIPPED in handle.read()
+
+    # Nothing new in events, no new commit on labels: not run at all.
+    assert run_labelled()
+    assert project.completed_instants("labelled") == built
+
+    # A new commit on labels only: it runs (its join could give other rows);
+    # its range of events is still empty, so it writes nothing.
+    project.dbt("run", "--select", "labels", "--vars", "{label: b}")
+    assert not run_labelled()
+    assert project.completed_instants("labelled") == built
+
+    # A new commit on events: it runs and writes the changed rows.
+    project.dbt("run", "--select", "events", "--vars", "{v: 10}")
+    assert not run_labelled()
+    assert len(project.completed_instants("labelled")) == 2
+    assert project.scalar("select sum(v) from {schema}.labelled") == 60
+    assert project.scalar("select min(label) from {schema}.labelled") == "b"
+    # ...and recorded what it was written from: the next run is skipped.
+    assert run_labelled()
+
+    # A change of its own source code: it runs.
+    project.model("labelled", LABELLED.format(extra=", 1 as one"))
+    assert not run_labelled("--vars", "{v: 10}")

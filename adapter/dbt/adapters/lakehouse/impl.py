@@ -334,19 +334,48 @@ class LakehouseAdapter(SparkAdapter):
     ) -> bool:
         """True when `existing` was built from exactly what the model would read
         now (see unchanged_builds); else the next write records what it reads."""
+        if not upstreams:  # selects from nothing: nothing to compare
+            return False
+        built_from = self._note_built_from(model, model.get("compiled_code") or "", upstreams)
+        return built_from is not None and self._last_built_from(existing) == built_from
+
+    @available
+    def nothing_new_to_read(
+        self, model: Dict[str, Any], existing: Optional[BaseRelation], upstreams: List[Optional[BaseRelation]]
+    ) -> bool:
+        """For an incremental model: True when every range it reads with
+        lake_changes in this run is empty, and its definition and its other
+        upstreams are what `existing` was last written from (see
+        unchanged_builds)."""
+        reads = self.change_reads(model)
+        if not reads:
+            return False
+        by_range = {read.upstream.lower() for read in reads}
+        others = [u for u in upstreams if u is None or f"{u.schema}.{u.identifier}".lower() not in by_range]
+        # Noted even when a range has rows: the write records it.
+        built_from = self._note_built_from(model, model.get("raw_code") or "", others)
+        return (built_from is not None and all(read.is_empty for read in reads)
+                and self._last_built_from(existing) == built_from)
+
+    def _note_built_from(self, model: Dict[str, Any], code: str,
+                         upstreams: List[Optional[BaseRelation]]) -> Optional[str]:
+        """What this build reads (unchanged_builds.built_from), kept for the
+        model's next commit to record; None if it cannot be compared."""
         instants: Dict[str, Optional[str]] = {}
         for upstream in upstreams:
             if upstream is None:  # ephemeral, or not built yet: nothing to compare
-                return False
+                return None
             name = f"{upstream.schema}.{upstream.identifier}"
             instants[name] = self._latest_instant(name)
-        built_from = unchanged_builds.built_from(model.get("compiled_code") or "", model.get("config", {}), instants)
-        if built_from is None:
-            return False
-        self._built_from[model["unique_id"]] = built_from
+        built_from = unchanged_builds.built_from(code, model.get("config", {}), instants)
+        if built_from is not None:
+            self._built_from[model["unique_id"]] = built_from
+        return built_from
+
+    def _last_built_from(self, existing: Optional[BaseRelation]) -> Optional[str]:
         if existing is None or existing.is_view:
-            return False
-        return self._recorded(f"{existing.schema}.{existing.identifier}", unchanged_builds.BUILT_FROM_KEY) == built_from
+            return None
+        return self._recorded(f"{existing.schema}.{existing.identifier}", unchanged_builds.BUILT_FROM_KEY)
 
     def _latest_instant(self, table: str) -> Optional[str]:
         try:

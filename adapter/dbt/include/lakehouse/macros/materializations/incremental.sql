@@ -6,8 +6,19 @@
   {%- endif -%}
   {{ run_hooks(pre_hooks) }}
   {%- do lakehouse_note_write_start(load_relation(this)) -%}
-  {%- set target_relation = lakehouse_write_hudi_model(rebuild=should_full_refresh()) -%}
-  {% do persist_docs(target_relation, model) %}
+  {#- With skip_unchanged: nothing new in any range it reads by commit, and no
+      new commit on its other upstreams: no Spark work, no commit. -#}
+  {%- if config.get('skip_unchanged') and not should_full_refresh()
+        and adapter.nothing_new_to_read(model, load_relation(this), lakehouse_upstream_relations()) -%}
+    {{ log("Model " ~ model.name ~ ": nothing new to read; not run, no commit written.", info=true) }}
+    {%- call statement('main') -%}
+      select 0 as rows_written
+    {%- endcall -%}
+    {%- set target_relation = this.incorporate(type='table') -%}
+  {%- else -%}
+    {%- set target_relation = lakehouse_write_hudi_model(rebuild=should_full_refresh()) -%}
+    {% do persist_docs(target_relation, model) %}
+  {%- endif -%}
   {{ run_hooks(post_hooks) }}
   {{ return({'relations': [target_relation]}) }}
 {%- endmaterialization %}

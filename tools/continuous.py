@@ -1,0 +1,204 @@
+"""Continuous mode: watch the landing folder and build each batch as it lands,
+in one process, so every build after the first runs in a warm Spark JVM with
+the project already parsed.
+
+    python tools/continuous.py [--poll 2] [--settle 1] [--full-checks-every 4]
+
+A batch is whatever landed since the last build: the watcher waits until no
+new file has appeared for --settle seconds (a producer landing several files
+at once gets one build), then runs one `dbt build`. Files must land whole, by
+a rename, as tools/landing.py does: a name starting with `.` is still being
+written and is ignored (Spark skips such files too).
+
+For each batch it prints the lines that came in (valid, quarantined, held),
+the time per layer and for the data tests, and the latency from landing (the
+earliest new file's modification time) to the end of the last ADS model.
+
+Ctrl-C stops between batches: a build in progress completes first (press it
+again to stop at once; the next run completes that batch exactly once, as
+after a crash). The files already built are recorded in
+<lake>/continuous_state.json after each build, so a restart builds only what
+landed since; a build that did not complete is built again, and the warehouse
+ingests each landed file exactly once whatever happens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+from collections import defaultdict
+from datetime import timezone
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Tuple
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from run_warehouse import SCHEMA, Builds, billing_lines, tally  # noqa: E402
+
+Snapshot = Dict[str, Tuple[int, int]]  # relative path -> (size, mtime in ns)
+
+
+def landed_files(landing: Path) -> Snapshot:
+    """Every file landed whole under `landing` (none still hidden)."""
+    if not landing.is_dir():
+        return {}
+    found = {}
+    for path in landing.rglob("*"):
+        relative = path.relative_to(landing)
+        if path.is_file() and not any(part.startswith(".") for part in relative.parts):
+            stat = path.stat()
+            found[str(relative)] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+class State:
+    """The landing files the last completed build saw, kept in a JSON file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.built: Snapshot = {}
+        if path.exists():
+            self.built = {name: tuple(value) for name, value in json.loads(path.read_text()).items()}
+
+    def new_files(self, landed: Snapshot) -> Snapshot:
+        return {name: value for name, value in landed.items() if self.built.get(name) != value}
+
+    def save(self, landed: Snapshot) -> None:
+        self.built = dict(landed)
+        partial = self.path.with_name("." + self.path.name + ".tmp")
+        partial.write_text(json.dumps(self.built))
+        os.replace(partial, self.path)
+
+
+class StopRequest:
+    """The first Ctrl-C asks to stop between batches; the second stops at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self, signum, frame) -> None:
+        if self.requested:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\nstopping after this batch (Ctrl-C again to stop now)", flush=True)
+
+
+def finished_at(result) -> float:
+    """When a node finished executing, in seconds since the epoch."""
+    ends = [t.completed_at for t in result.timing if t.name == "execute" and t.completed_at]
+    if not ends:
+        return 0.0
+    end = ends[-1]
+    return (end if end.tzinfo else end.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def batch_figures(result, new: Snapshot, before: Optional[dict], after: dict) -> dict:
+    """One build's figures: billing lines in (None for the process's first
+    build: there is no count from before it), seconds per layer and for the
+    tests, latency from landing to ADS."""
+    seconds: Dict[str, float] = defaultdict(float)
+    ads_done = 0.0
+    for node_result in result.result.results:
+        node = node_result.node
+        if node.resource_type == "test":
+            seconds["tests"] += node_result.execution_time
+        elif node.resource_type in ("model", "seed") and len(node.fqn) > 2:
+            layer = node.fqn[1]
+            seconds[layer] += node_result.execution_time
+            if layer == "ads":
+                ads_done = max(ads_done, finished_at(node_result))
+    landed_at = min(mtime for _, mtime in new.values()) / 1e9
+    return {
+        "files": len(new),
+        "lines_in": None if before is None else {key: after[key] - before[key] for key in after},
+        "lines_total": after,
+        "seconds": dict(seconds),
+        "landing_to_ads": ads_done - landed_at if ads_done else None,
+    }
+
+
+def describe(number: int, figures: dict, build_seconds: float, scope: str, statuses: str) -> str:
+    lines = figures["lines_in"]
+    if lines is None:
+        total = figures["lines_total"]
+        lines_text = (f"warehouse now: {total['landed']:,} lines = {total['valid']:,} valid + "
+                      f"{total['quarantined']:,} quarantined + {total['held']:,} held")
+    else:
+        lines_text = (f"{lines['landed']:,} lines in ({lines['valid']:+,} valid, "
+                      f"{lines['quarantined']:+,} quarantined, {lines['held']:+,} held)")
+    order = ["ref", "ods", "dwd", "dws", "ads", "tests"]
+    seconds = sorted(figures["seconds"].items(), key=lambda item: order.index(item[0]) if item[0] in order else 5)
+    layers = ", ".join(f"{name} {s:.1f} s" for name, s in seconds)
+    latency = figures["landing_to_ads"]
+    return (f"batch {number}: {figures['files']} files, {lines_text}; {layers}; checks {scope}; "
+            f"build {build_seconds:.1f} s; landing to ADS {'-' if latency is None else f'{latency:.1f} s'} "
+            f"[{statuses}]")
+
+
+def watch(landing: Path, state: State, builds: Builds, schema: str = SCHEMA, poll: float = 2.0,
+          settle: float = 1.0, full_checks_every: int = 4, max_builds: Optional[int] = None,
+          stop: Optional[Callable[[], bool]] = None) -> List[dict]:
+    """Builds each batch as it lands until `stop()` is true (checked between
+    batches and while idle) or `max_builds` builds have run; returns each
+    build's figures."""
+    from pyspark.sql import SparkSession
+
+    stop = stop or (lambda: False)
+    done: List[dict] = []
+    lines_before = None
+    while not stop() and (max_builds is None or len(done) < max_builds):
+        landed = landed_files(landing)
+        new = state.new_files(landed)
+        if not new:
+            time.sleep(poll)
+            continue
+        time.sleep(settle)
+        if landed_files(landing) != landed:
+            continue  # still landing: wait for it to settle
+        number = len(done) + 1
+        full = number % full_checks_every == 0
+        started = time.perf_counter()
+        result = builds.build("full" if full else "changed")
+        build_seconds = time.perf_counter() - started
+        # The session dbt's adapter started here; a child reads fresh listings.
+        lines_after = billing_lines(SparkSession.builder.getOrCreate().newSession(), schema)
+        figures = batch_figures(result, new, lines_before, lines_after)
+        state.save(landed)
+        lines_before = lines_after
+        print(describe(number, figures, build_seconds, "of whole tables" if full else "of what it wrote",
+                       tally(result)), flush=True)
+        done.append(figures)
+    return done
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--poll", type=float, default=2.0, help="seconds between looks at the landing folder")
+    parser.add_argument("--settle", type=float, default=1.0,
+                        help="seconds with no new file before a batch is built")
+    parser.add_argument("--full-checks-every", type=int, default=4, metavar="N",
+                        help="data tests read whole tables every N builds; the others check what they wrote")
+    args = parser.parse_args()
+    if args.full_checks_every < 1:
+        parser.error("--full-checks-every must be at least 1")
+
+    os.chdir(ROOT)  # the lake (.lake/) lives in the project folder
+    lake = ROOT / os.environ.get("ADLAKE_LAKE_DIR", ".lake")
+    landing = Path(os.environ.setdefault("ADLAKE_LANDING_DIR", str(lake / "landing")))
+    lake.mkdir(parents=True, exist_ok=True)
+    stop = StopRequest()
+    signal.signal(signal.SIGINT, stop)
+    print(f"watching {landing} (Ctrl-C stops between batches)", flush=True)
+    watch(landing, State(lake / "continuous_state.json"), Builds(), poll=args.poll, settle=args.settle,
+          full_checks_every=args.full_checks_every, stop=lambda: stop.requested)
+    print("stopped", flush=True)
+
+
+if __name__ == "__main__":
+    main()
