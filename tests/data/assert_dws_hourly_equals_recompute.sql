@@ -4,7 +4,13 @@
     from dwd_billing_events, group by group and measure by measure. A change
     read twice or missed, a correction applied to the wrong group or a full
     re-read added on top of the stored rows shows here, one row per wrong
-    group. It scans the whole fact table once. -#}
+    group. It scans the whole fact table once; with lakehouse_test_scope:
+    changed, only the days this run wrote in either table (both are
+    partitioned by day, and the scalar subquery prunes their partitions). -#}
+
+{%- set in_scope = in_touched_partitions(
+    [ref('dwd_billing_events'), ref('dws_spend_hourly')], 'event_date'
+) %}
 
 with
 
@@ -21,6 +27,7 @@ recomputed as (
         count_if(dwd.event_type = 'conversion') as conversions,
         count(*) as events
     from {{ ref('dwd_billing_events') }} as dwd
+    where {{ in_scope }}
     group by
         dwd.event_date,
         dwd.event_hour,
@@ -32,7 +39,7 @@ recomputed as (
 hourly as (
 
     select * from {{ ref('dws_spend_hourly') }}
-    where events != 0
+    where events != 0 and {{ in_scope }}
 
 ),
 

@@ -23,6 +23,7 @@ def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
         if batch == 2:
             assert len(scoped) > 50, sorted(scoped)
             assert "(event_date) in (select event_date" in compiled["cost_conserved_dwd_to_dws_daily"]
+            assert "collect_set(touched.event_date)" in compiled["assert_dws_hourly_equals_recompute"]
         else:
             assert not scoped
         truth = house.truth[batch - 1]
