@@ -118,8 +118,8 @@ def jvm_figures(spark) -> tuple:
     jvm = spark.sparkContext._jvm
     runtime = jvm.java.lang.Runtime.getRuntime()
     # Twice, with finalizers run between: an object with a finalizer survives
-    # the first collection that finds it unreachable, and a single GC read the
-    # heap 50-100 MiB high at random batches.
+    # the first collection that finds it unreachable. (The figure still varies
+    # by 50-100 MiB from batch to batch; its floor is what shows growth.)
     jvm.java.lang.System.gc()
     jvm.java.lang.System.runFinalization()
     jvm.java.lang.System.gc()
