@@ -10,11 +10,7 @@
       new commit on its other upstreams: no Spark work, no commit. -#}
   {%- if config.get('skip_unchanged') and not should_full_refresh()
         and adapter.nothing_new_to_read(model, load_relation(this), lakehouse_upstream_relations()) -%}
-    {{ log("Model " ~ model.name ~ ": nothing new to read; not run, no commit written.", info=true) }}
-    {%- call statement('main') -%}
-      select 0 as rows_written
-    {%- endcall -%}
-    {%- set target_relation = this.incorporate(type='table') -%}
+    {%- set target_relation = lakehouse_skip_write("nothing new to read; not run") -%}
   {%- else -%}
     {%- set target_relation = lakehouse_write_hudi_model(rebuild=should_full_refresh()) -%}
     {% do persist_docs(target_relation, model) %}

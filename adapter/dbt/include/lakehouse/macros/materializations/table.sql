@@ -10,11 +10,7 @@
   {%- do lakehouse_note_write_start(load_relation(this)) -%}
   {%- if config.get('skip_unchanged') and not should_full_refresh()
         and adapter.unchanged_since_last_build(model, load_relation(this), lakehouse_upstream_relations()) -%}
-    {{ log("Model " ~ model.name ~ ": nothing it selects from has a new commit; not rebuilt, no commit written.", info=true) }}
-    {%- call statement('main') -%}
-      select 0 as rows_written
-    {%- endcall -%}
-    {%- set target_relation = this.incorporate(type='table') -%}
+    {%- set target_relation = lakehouse_skip_write("nothing it selects from has a new commit; not rebuilt") -%}
   {%- else -%}
     {%- set target_relation = lakehouse_write_hudi_model(rebuild=true) -%}
     {% do persist_docs(target_relation, model) %}
@@ -38,4 +34,15 @@
     {%- endif -%}
   {%- endfor -%}
   {{ return(relations) }}
+{%- endmacro %}
+
+
+{#- A model that needs no write: says so in the log, and gives dbt the
+    statement result and the relation a materialization must return. -#}
+{% macro lakehouse_skip_write(reason) -%}
+  {{ log("Model " ~ model.name ~ ": " ~ reason ~ ", no commit written.", info=true) }}
+  {%- call statement('main') -%}
+    select 0 as rows_written
+  {%- endcall -%}
+  {{ return(this.incorporate(type='table')) }}
 {%- endmacro %}
