@@ -19,7 +19,9 @@ again to stop at once; the next run completes that batch exactly once, as
 after a crash). The files already built are recorded in
 <lake>/continuous_state.json after each build, so a restart builds only what
 landed since; a build that did not complete is built again, and the warehouse
-ingests each landed file exactly once whatever happens.
+ingests each landed file exactly once whatever happens. A build that fails (a
+failing data test included) stops the watcher, pointing at dbt's log; the next
+start builds that batch again.
 """
 
 from __future__ import annotations
