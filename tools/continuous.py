@@ -134,8 +134,9 @@ def describe(number: int, figures: dict, build_seconds: float, scope: str, statu
     else:
         lines_text = (f"{lines['landed']:,} lines in ({lines['valid']:+,} valid, "
                       f"{lines['quarantined']:+,} quarantined, {lines['held']:+,} held)")
-    order = ["ref", "ods", "dwd", "dws", "ads", "tests"]
-    seconds = sorted(figures["seconds"].items(), key=lambda item: order.index(item[0]) if item[0] in order else 5)
+    # Layers in build order, then the tests; any other model folder last.
+    order = ["ods", "dwd", "dws", "ads", "tests"]
+    seconds = sorted(figures["seconds"].items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))
     layers = ", ".join(f"{name} {s:.1f} s" for name, s in seconds)
     latency = figures["landing_to_ads"]
     return (f"batch {number}: {figures['files']} files, {lines_text}; {layers}; checks {scope}; "
