@@ -54,11 +54,12 @@ class Builds:
         self.args = args or PROJECT_ARGS
         self.manifest = None
 
-    def build(self, test_scope: str):
-        """One `dbt build`; dbt's own output is kept to warnings and errors (the
-        full log is logs/dbt.log). Returns dbt's result; exits on a failure.
-        `test_scope`: 'changed' checks what the build wrote, 'full' whole
-        tables (the adapter's lakehouse_test_scope var)."""
+    def build(self, test_scope: str, command: str = "build"):
+        """One `dbt build` (or another `command`, such as `run`); dbt's own
+        output is kept to warnings and errors (the full log is logs/dbt.log).
+        Returns dbt's result; exits on a failure. `test_scope`: 'changed'
+        checks what the build wrote, 'full' whole tables (the adapter's
+        lakehouse_test_scope var)."""
         from dbt.cli.main import dbtRunner
 
         if self.manifest is None:
@@ -67,9 +68,9 @@ class Builds:
                 sys.exit(f"dbt parse failed: {parsed.exception}; see dbt.log in the log path")
             self.manifest = parsed.result
         result = dbtRunner(manifest=self.manifest).invoke(
-            ["--log-level", "warn", "build", *self.args, "--vars", f"{{lakehouse_test_scope: {test_scope}}}"])
+            ["--log-level", "warn", command, *self.args, "--vars", f"{{lakehouse_test_scope: {test_scope}}}"])
         if not result.success:
-            sys.exit("dbt build failed; see dbt.log in the log path")
+            sys.exit(f"dbt {command} failed; see dbt.log in the log path")
         return result
 
 

@@ -51,10 +51,11 @@ SCHEMA = "soak"
 COMPLETED = re.compile(r"^\d+_\d+\.\w+$")
 
 
-def write_profile(folder: Path, lake: Path, spark_conf: Optional[dict] = None) -> None:
+def write_profile(folder: Path, lake: Path, spark_conf: Optional[dict] = None, schema: str = SCHEMA,
+                  threads: int = 1) -> None:
     """A profile with one embedded-Spark target on `lake`."""
     folder.mkdir(parents=True, exist_ok=True)
-    output = {"type": "lakehouse", "method": "session", "schema": SCHEMA, "lake_dir": str(lake), "threads": 1}
+    output = {"type": "lakehouse", "method": "session", "schema": schema, "lake_dir": str(lake), "threads": threads}
     if spark_conf:
         output["spark_conf"] = spark_conf
     profile = {"adlake": {"target": "soak", "outputs": {"soak": output}}}

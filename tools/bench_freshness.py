@@ -1,0 +1,206 @@
+"""Freshness benchmark: latency from landing to ADS of 100k-event batches on a
+preloaded warehouse, at two warehouse sizes.
+
+For each --preload size (default 1,000,000 events, then 10,000,000), in a
+process and a lake of its own, it:
+
+1. generates the preload plus --batches batches of --batch-events events each,
+   with the generator's usual mess (duplicates, corrections, late and broken
+   lines), ending an hour before now (so nothing is quarantined as future);
+2. preloads: lands the first events in chunks of --preload-chunk and runs the
+   models once per chunk (`dbt run`: the chunks bound the memory; the preload
+   is not what is measured);
+3. lands each measured batch and builds it as continuous mode does (one
+   `dbt build` in the warm JVM, data tests scoped to what it wrote), then
+   checks the warehouse's totals (spend in ADS, billable events in DWD)
+   against the generator's truth for that batch.
+
+It prints a line per batch (lines in, seconds per layer and for the tests,
+latency from landing to the end of the last ADS model, the Spark JVM's peak
+resident memory) and, per size, the median and worst latency; then the ratio
+of the largest size's median to the smallest's. It asserts no time (a clock is
+no test); it exits non-zero when a build fails or a total differs from the
+truth.
+
+    python tools/bench_freshness.py [--preload 1000000 --preload 10000000] [--batch-events 100000]
+                                    [--batches 5] [--preload-chunk 1000000] [--work DIR] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import List
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from continuous import batch_figures, describe, landed_files  # noqa: E402
+from generate_billing import generate  # noqa: E402
+from landing import land_batch  # noqa: E402
+from run_warehouse import Builds, billing_lines, tally  # noqa: E402
+from soak import past_start, write_profile  # noqa: E402
+
+SCHEMA = "fresh"
+BATCH_MINUTES = 480  # the generator's default window for a batch
+
+
+def peak_mib(pid: int) -> float:
+    """The process's peak resident memory so far (VmHWM), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def totals(spark) -> dict:
+    """What the truth is checked against: spend in ADS, billable events in DWD."""
+    row = spark.sql(
+        f"select (select coalesce(sum(spend_micros), 0) from {SCHEMA}_ads.ads_spend_by_industry) as cost_micros, "
+        f"(select count(*) from {SCHEMA}_dwd.dwd_billing_events) as events").collect()[0]
+    return row.asDict()
+
+
+def check_truth(spark, truth: dict, label: str) -> None:
+    found = totals(spark)
+    expected = {key: truth[key] for key in found}
+    if found != expected:
+        sys.exit(f"{label}: the warehouse's totals {found} differ from the generator's truth {expected}")
+
+
+def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int, work: Path, threads: int) -> dict:
+    """Preload, then land and build `batches` batches; returns the figures."""
+    from pyspark.sql import SparkSession
+
+    for folder in ("lake", "landing", "target", "logs"):  # a fresh warehouse every time
+        shutil.rmtree(work / folder, ignore_errors=True)
+    lake, landing, generated = work / "lake", work / "landing", work / "generated"
+    write_profile(work / "profiles", lake, schema=SCHEMA, threads=threads)
+    os.environ["ADLAKE_LANDING_DIR"] = str(landing)
+    builds = Builds(["--project-dir", str(ROOT), "--profiles-dir", str(work / "profiles"),
+                     "--target-path", str(work / "target"), "--log-path", str(work / "logs")])
+
+    preload_batches = max(1, preload // batch_events)
+    total_batches = preload_batches + batches
+    started = time.perf_counter()
+    truth = generate(generated, seed=seed, events=batch_events * total_batches, batches=total_batches,
+                     start=past_start(total_batches, BATCH_MINUTES), batch_minutes=BATCH_MINUTES,
+                     force=True)["batches"]
+    print(f"preload {preload:,}: generated {batch_events * total_batches:,} event lines in "
+          f"{total_batches} batches in {time.perf_counter() - started:.0f} s", flush=True)
+
+    started = time.perf_counter()
+    per_chunk = max(1, chunk // batch_events)
+    for first in range(1, preload_batches + 1, per_chunk):
+        last = min(first + per_chunk - 1, preload_batches)
+        for batch in range(first, last + 1):
+            land_batch(generated, landing, batch)
+        builds.build("changed", command="run")
+        print(f"preload {preload:,}: batches {first}-{last} built "
+              f"({time.perf_counter() - started:.0f} s so far)", flush=True)
+    spark = SparkSession.builder.getOrCreate()
+    check_truth(spark.newSession(), truth[preload_batches - 1], "after the preload")
+    preload_s = time.perf_counter() - started
+    jvm = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+
+    measured: List[dict] = []
+    before = billing_lines(spark.newSession(), SCHEMA)
+    for number, batch in enumerate(range(preload_batches + 1, total_batches + 1), start=1):
+        known = landed_files(landing)
+        land_batch(generated, landing, batch)
+        new = {name: value for name, value in landed_files(landing).items() if name not in known}
+        started = time.perf_counter()
+        result = builds.build("changed")
+        build_s = time.perf_counter() - started
+        session = spark.newSession()  # fresh file listings, as a reader would see them
+        after = billing_lines(session, SCHEMA)
+        figures = batch_figures(result, new, before, after)
+        check_truth(session, truth[batch - 1], f"batch {number}")
+        figures.update({"build_s": build_s, "jvm_peak_mib": peak_mib(jvm)})
+        print(describe(number, figures, build_s, "of what it wrote", tally(result))
+              + f"; totals equal the truth; JVM peak {figures['jvm_peak_mib']:,.0f} MiB", flush=True)
+        measured.append(figures)
+        before = after
+    spark.stop()
+
+    latencies = [f["landing_to_ads"] for f in measured]
+    layers = sorted({layer for f in measured for layer in f["seconds"]})
+    return {
+        "preload": preload, "batch_events": batch_events, "preload_s": preload_s,
+        "median_s": statistics.median(latencies), "worst_s": max(latencies),
+        "median_by_layer_s": {layer: statistics.median(f["seconds"].get(layer, 0.0) for f in measured)
+                              for layer in layers},
+        "jvm_peak_mib": max(f["jvm_peak_mib"] for f in measured),
+        "batches": measured,
+    }
+
+
+def summarise(runs: List[dict]) -> None:
+    print(f"\n{'preloaded':>11} {'preload s':>9} {'median s':>8} {'worst s':>7}  median per layer")
+    for run in runs:
+        layers = ", ".join(f"{name} {s:.1f}" for name, s in run["median_by_layer_s"].items())
+        print(f"{run['preload']:>11,} {run['preload_s']:>9.0f} {run['median_s']:>8.1f} {run['worst_s']:>7.1f}  {layers}")
+    if len(runs) > 1:
+        small, large = runs[0], runs[-1]
+        print(f"median at {large['preload']:,} / median at {small['preload']:,}: "
+              f"{large['median_s'] / small['median_s']:.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preload", type=int, action="append",
+                        help="events in the warehouse before the measured batches; repeat for several sizes "
+                             "(default 1000000 and 10000000)")
+    parser.add_argument("--batch-events", type=int, default=100_000)
+    parser.add_argument("--batches", type=int, default=5, help="measured batches per size (default 5)")
+    parser.add_argument("--preload-chunk", type=int, default=1_000_000, help="events landed per preload run")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")
+    parser.add_argument("--work", type=Path, help="work folder, kept (default: a temporary one, removed after)")
+    parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child: one size, JSON on stdout's last line
+    args = parser.parse_args()
+    sizes = args.preload or [1_000_000, 10_000_000]
+
+    work = args.work or Path(tempfile.mkdtemp(prefix="adlake_fresh_"))
+    if args.one:
+        figures = run_one(sizes[0], args.batch_events, args.batches, args.preload_chunk, args.seed, work, args.threads)
+        print("figures: " + json.dumps(figures), flush=True)
+        return
+
+    runs = []
+    try:
+        for size in sizes:
+            # A process per size: each gets a JVM and a lake of its own.
+            child = subprocess.Popen(
+                [sys.executable, __file__, "--one", "--preload", str(size), "--batch-events", str(args.batch_events),
+                 "--batches", str(args.batches), "--preload-chunk", str(args.preload_chunk),
+                 "--seed", str(args.seed), "--threads", str(args.threads), "--work", str(work / f"preload_{size}")],
+                stdout=subprocess.PIPE, text=True)
+            figures = None
+            for line in child.stdout:  # its progress as it goes; its figures on the last line
+                if line.startswith("figures: "):
+                    figures = json.loads(line[len("figures: "):])
+                else:
+                    print(line, end="", flush=True)
+            if child.wait() != 0 or figures is None:
+                sys.exit(f"preload {size:,}: failed (exit {child.returncode})")
+            runs.append(figures)
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    summarise(runs)
+    if args.json:
+        args.json.write_text(json.dumps(runs, indent=1))
+
+
+if __name__ == "__main__":
+    main()
