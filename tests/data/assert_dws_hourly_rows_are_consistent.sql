@@ -2,14 +2,16 @@
     state of its group: no measure is negative (a delta applied twice the
     wrong way, or a before image without its after image, would push one
     below 0), events is impressions + clicks + conversions, and a row whose
-    events went away (events = 0) holds no spend. Cheap: the table is small.
-    Fails with one row per inconsistent row. -#}
+    events went away (events = 0) holds no spend. Each row stands on its own:
+    with lakehouse_test_scope: changed it reads only the days this run wrote
+    (their partitions). Fails with one row per inconsistent row. -#}
 
 with
 
 hourly as (
 
     select * from {{ ref('dws_spend_hourly') }}
+    where {{ in_touched_partitions([ref('dws_spend_hourly')], 'event_date') }}
 
 ),
 

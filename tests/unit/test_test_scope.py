@@ -29,19 +29,24 @@ def test_a_test_opts_in_or_out_in_its_meta():
     assert test_scope.test_kind({"name": "not_null", "kwargs": {}}, {"lakehouse_test_scope": "full"}) is None
 
 
-def test_rows_are_those_written_after_the_instant():
-    predicate = test_scope.scope_predicate("s.t", ("rows", []), "20261124101010123", where="cost > 0")
-    assert predicate == "_hoodie_commit_time > '20261124101010123' and (cost > 0)"
+SINCE = test_scope.Since(instant="20261124101010123", completed="20261124101011456")
+
+
+def test_rows_are_read_incrementally_from_the_completion_time():
+    scoped = test_scope.scoped_relation("s.t", ("rows", []), SINCE, where="cost > 0")
+    assert scoped == ("(select * from hudi_table_changes('s.t', 'latest_state', '20261124101011456') "
+                      "where (cost > 0)) dbt_subquery")
 
 
 def test_a_key_test_reads_every_row_sharing_a_written_key():
-    one = test_scope.scope_predicate("s.t", ("keys", ["event_id"]), "20261124101010123")
-    assert one == "event_id in (select event_id from s.t where _hoodie_commit_time > '20261124101010123')"
-    two = test_scope.scope_predicate("s.t", ("keys", ["d", "a"]), "1")
-    assert two == "(d, a) in (select d, a from s.t where _hoodie_commit_time > '1')"
+    written = "_hoodie_commit_time > '20261124101010123'"
+    one = test_scope.scoped_relation("s.t", ("keys", ["event_id"]), SINCE)
+    assert one == f"(select * from s.t where event_id in (select event_id from s.t where {written})) dbt_subquery"
+    two = test_scope.scoped_relation("s.t", ("keys", ["d", "a"]), SINCE)
+    assert two == f"(select * from s.t where (d, a) in (select d, a from s.t where {written})) dbt_subquery"
     # The test's own `where` applies to the keys and to the rows read.
-    filtered = test_scope.scope_predicate("s.t", ("keys", ["k"]), "1", where="x = 1")
-    assert filtered == "k in (select k from s.t where _hoodie_commit_time > '1' and (x = 1)) and (x = 1)"
+    filtered = test_scope.scoped_relation("s.t", ("keys", ["k"]), SINCE, where="x = 1")
+    assert filtered == f"(select * from s.t where k in (select k from s.t where {written} and (x = 1)) and (x = 1)) dbt_subquery"
 
 
 def test_an_unknown_mode_names_the_var_and_the_choices():
@@ -51,6 +56,7 @@ def test_an_unknown_mode_names_the_var_and_the_choices():
 
 
 def test_a_reconciliation_compares_the_groups_either_table_had_written():
-    sql = test_scope.changed_values_sql([("s.daily", "5"), ("s.events", "7")], ["event_date"])
+    sql = test_scope.changed_values_sql(
+        [("s.daily", test_scope.Since("5", "6")), ("s.events", test_scope.Since("7", "8"))], ["event_date"])
     assert sql == ("select event_date from s.daily where _hoodie_commit_time > '5' union "
                    "select event_date from s.events where _hoodie_commit_time > '7'")

@@ -9,7 +9,7 @@ nothing, checks the whole table."""
 
 from __future__ import annotations
 
-from tests.functional.conftest import failures
+from tests.functional.conftest import REPO, failures
 
 MODEL = """
     {{ config(
@@ -60,7 +60,7 @@ def test_a_scoped_check_catches_a_duplicate_in_the_batch_that_wrote_it(project):
     first = statuses(build(project, 1))
     assert {name: status for name, (status, _, _) in first.items()} == {
         "unique_events_event_id": "pass", "not_null_events_event_id": "pass", "not_null_events_cost": "pass"}
-    assert all("_hoodie_commit_time" not in sql for _, _, sql in first.values())
+    assert all("_hoodie_commit_time" not in sql and "hudi_table_changes" not in sql for _, _, sql in first.values())
 
     # Batch 2 writes e1 again under another date: two records of e1.
     second = statuses(build(project, 2, expect_ok=False))
@@ -89,3 +89,33 @@ def test_an_unknown_scope_is_refused_with_the_choices(project):
     project.write("models/events.yml", SCHEMA)
     result = build(project, 1, scope="some", expect_ok=False)
     assert "lakehouse_test_scope is 'some'" in " ".join(failures(result))
+
+
+NOT_NULL_COLUMNS = """
+    models:
+      - name: events
+        data_tests:
+          - not_null_columns:
+              arguments:
+                columns: [event_id, version, cost]
+              config:
+                store_failures: true
+"""
+
+
+def test_one_check_for_many_columns_names_the_null_ones_in_the_batch_that_wrote_them(project):
+    # The warehouse's own generic test (macros/generic_tests/), one query for
+    # every column of a model; it declares itself a row test, so it is scoped.
+    project.write("macros/not_null_columns.sql", (REPO / "macros/generic_tests/not_null_columns.sql").read_text())
+    project.model("events", MODEL)
+    project.write("models/events.yml", NOT_NULL_COLUMNS)
+    name = "not_null_columns_events_event_id__version__cost"
+
+    assert statuses(build(project, 1))[name][:2] == ("pass", 0)
+    status, found, sql = statuses(build(project, 2))[name]
+    assert (status, found) == ("pass", 0)
+    assert "hudi_table_changes(" in sql  # scoped: an incremental read
+
+    assert statuses(build(project, 3, expect_ok=False))[name][:2] == ("fail", 1)
+    stored = project.rows(f"select null_columns from {{schema}}_dbt_test__audit.{name}")
+    assert [row.null_columns for row in stored] == ["cost"]

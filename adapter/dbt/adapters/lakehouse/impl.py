@@ -66,7 +66,7 @@ class LakehouseAdapter(SparkAdapter):
         self._built_from: Dict[str, str] = {}
         # Per table this invocation wrote: its latest instant before the write
         # ('' when the write created it), for data tests scoped to what changed.
-        self._written_since: Dict[str, str] = {}
+        self._written_since: Dict[str, Optional[test_scope.Since]] = {}
         # Names this run's scratch tables under optimistic concurrency.
         self._run_token = uuid.uuid4().hex[:8]
 
@@ -386,18 +386,32 @@ class LakehouseAdapter(SparkAdapter):
             raise
         return str(commits[0]["commit_time"]) if commits else None
 
+    def _latest_commit(self, table: str) -> Optional[test_scope.Since]:
+        try:
+            commits = self._completed_commits(table, 10)
+        except Exception as exc:  # Spark's own exception on the embedded session
+            if "is not a Hudi table" in str(exc):
+                return None
+            raise
+        if not commits:
+            return None
+        # Listed newest instant first; an older instant (a compaction) may
+        # have completed after a newer one.
+        return test_scope.Since(instant=str(commits[0]["commit_time"]),
+                                completed=max(str(c["state_transition_time"]) for c in commits))
+
     # --- data tests scoped to what this invocation wrote (test_scope) ---------
 
     @available
     def note_write_start(self, relation: BaseRelation, existing: Optional[BaseRelation], scope_mode: str) -> str:
         """Before a model writes, when data tests are scoped to what changed:
-        remember the table's latest instant, after which this write's rows come."""
+        remember the table's latest commit (its instant, and when it
+        completed); this write's rows come from the commits after it."""
         if test_scope.check_mode(scope_mode, relation.identifier) != "changed":
             return ""
         key = self._table_key(relation)
         if key not in self._written_since:
-            latest = None if existing is None or existing.is_view else self._latest_instant(key)
-            self._written_since[key] = latest or ""
+            self._written_since[key] = None if existing is None or existing.is_view else self._latest_commit(key)
         return ""
 
     @staticmethod
@@ -405,10 +419,10 @@ class LakehouseAdapter(SparkAdapter):
         return f"{relation.schema}.{relation.identifier}".lower()
 
     @available
-    def test_scope_predicate(
+    def test_scope_relation(
         self, relation: BaseRelation, test_node: Dict[str, Any], where: str, scope_mode: str
     ) -> Optional[str]:
-        """The predicate that scopes this data test to what this invocation
+        """The subquery that scopes this data test to what this invocation
         wrote in `relation`, or None to check the whole of it."""
         if scope_mode == "full":  # the default: no look at the node
             return None
@@ -419,7 +433,7 @@ class LakehouseAdapter(SparkAdapter):
         kind = test_scope.test_kind(test_node.get("test_metadata"), config.get("meta"))
         if not since or kind is None:
             return None
-        return test_scope.scope_predicate(str(relation), kind, since, where)
+        return test_scope.scoped_relation(str(relation), kind, since, where)
 
     @available
     def changed_values_sql(self, relations: List[Any], columns: List[str], scope_mode: str) -> Optional[str]:

@@ -5,12 +5,14 @@ Hudi model that this dbt invocation wrote checks only what the write could have
 broken, instead of scanning the whole table:
 
 - a row test (not_null, accepted_values, relationships: each row passes or
-  fails on its own) reads the rows the invocation wrote: those whose
-  `_hoodie_commit_time` is after the table's latest instant when the model
-  started;
+  fails on its own) reads the rows the invocation wrote: a Hudi incremental
+  read (`hudi_table_changes`) of the commits completed after the table's
+  latest one when the model started, which opens only the files they wrote;
 - a key test (unique, unique_combination_of_columns) reads every row, old or
-  new, whose key is among those written: a new row that repeats an old row's
-  key is a duplicate too, which the new rows alone would not show.
+  new, whose key is among those written (rows whose `_hoodie_commit_time` is
+  later than the table's latest instant when the model started): a new row
+  that repeats an old row's key is a duplicate too, which the new rows alone
+  would not show.
 
 A reconciliation (a sum in one table against a sum in another) can be scoped
 by the groups it compares: `changed_values_sql` gives the values of its group
@@ -31,6 +33,7 @@ batches between full runs (`full`, the default), not instead of them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional, Tuple
 
 from dbt_common.exceptions import CompilationError
@@ -75,28 +78,47 @@ def test_kind(test_metadata: Optional[Mapping[str, Any]], meta: Optional[Mapping
     return None
 
 
-def changed_rows(since: str) -> str:
-    return f"_hoodie_commit_time > '{since}'"
+@dataclass(frozen=True)
+class Since:
+    """A table's latest commit when a model started writing it."""
+
+    instant: str  # the rows of later commits carry a greater _hoodie_commit_time
+    completed: str  # an incremental read of the later commits begins here
 
 
-def scope_predicate(relation: str, kind: Tuple[str, List[str]], since: str, where: str = "") -> str:
-    """A predicate on `relation`'s rows that keeps what a test of this kind must
-    read after writes later than the instant `since`."""
-    changed = changed_rows(since)
-    if where:
-        changed = f"{changed} and ({where})"
+def written_rows(relation: str, since: Since) -> str:
+    """The rows of `relation` that later commits wrote, as they are now: a
+    Hudi incremental read, which opens only the files those commits wrote."""
+    return f"hudi_table_changes('{relation}', 'latest_state', '{since.completed}')"
+
+
+def written_filter(since: Since) -> str:
+    """The same rows as a filter. It reads every file of the table, but can
+    sit in a query that reads the table again: Spark 3.5 fails (an internal
+    assertion in ColumnarToRowExec, when it looks for an exchange to reuse)
+    on some queries that read a table both whole and incrementally."""
+    return f"_hoodie_commit_time > '{since.instant}'"
+
+
+def scoped_relation(relation: str, kind: Tuple[str, List[str]], since: Since, where: str = "") -> str:
+    """What a test of this kind must read of `relation` after the writes that
+    came after `since`, as a subquery for its FROM clause."""
     scope, keys = kind
     if scope == "rows":
-        return changed
+        filtered = f" where ({where})" if where else ""
+        return f"(select * from {written_rows(relation, since)}{filtered}) dbt_subquery"
+    changed = written_filter(since) + (f" and ({where})" if where else "")
     columns = ", ".join(keys)
     target = keys[0] if len(keys) == 1 else f"({columns})"
     keyed = f"{target} in (select {columns} from {relation} where {changed})"
-    return f"{keyed} and ({where})" if where else keyed
+    return f"(select * from {relation} where {keyed}{f' and ({where})' if where else ''}) dbt_subquery"
 
 
-def changed_values_sql(written: List[Tuple[str, str]], columns: List[str]) -> str:
+def changed_values_sql(written: List[Tuple[str, Since]], columns: List[str]) -> str:
     """The distinct values of `columns` among the rows written to each
-    (relation, since instant) pair: the groups a reconciliation must compare."""
+    (relation, since) pair: the groups a reconciliation must compare. (A
+    filter, not an incremental read: the reconciliation reads the same
+    tables whole.)"""
     selected = ", ".join(columns)
-    return " union ".join(f"select {selected} from {relation} where {changed_rows(since)}"
+    return " union ".join(f"select {selected} from {relation} where {written_filter(since)}"
                           for relation, since in written)

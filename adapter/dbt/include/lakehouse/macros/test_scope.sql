@@ -6,9 +6,9 @@
     `where` config. -#}
 {% macro lakehouse__get_where_subquery(relation) -%}
   {%- set where = config.get('where', '') -%}
-  {%- set scope = adapter.test_scope_predicate(relation, model, where, var('lakehouse_test_scope', 'full')) -%}
-  {%- if scope -%}
-    {%- do return('(select * from ' ~ relation ~ ' where ' ~ scope ~ ') dbt_subquery') -%}
+  {%- set scoped = adapter.test_scope_relation(relation, model, where, var('lakehouse_test_scope', 'full')) -%}
+  {%- if scoped -%}
+    {%- do return(scoped) -%}
   {%- elif where -%}
     {%- do return('(select * from ' ~ relation ~ ' where ' ~ where ~ ') dbt_subquery') -%}
   {%- else -%}
