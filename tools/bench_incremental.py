@@ -1,19 +1,27 @@
 """Benchmark: an incremental commit read costs what changed, not what the table holds.
 
-An upstream MOR table of N billing events (default 5,000,000) over 30 days gets
-1% of its records corrected, all in the last 3 days (as late events and
-corrections are in the ads feed). Then it measures, with Spark's own scan metrics:
+For each upstream size N (default 5,000,000 and 50,000,000 billing events over
+30 days), in a process and a lake of its own, an upstream MOR table gets a
+fixed number of its records corrected (default 50,000), all in the last 3
+days (as late events and corrections are in the ads feed). Then it measures:
 
 - rows and bytes the incremental read (lake_changes) scans, against a snapshot
-  read of the same table;
+  read of the same table (Spark's own scan metrics);
 - wall time of the downstream aggregate's incremental dbt run against its full
   recompute (--full-refresh), for both exact patterns: recompute the groups
   the changes touched (lake_changed_keys), and add the changes' signed values
-  to the stored rows (lake_signed_changes).
+  to the stored rows (lake_signed_changes);
+- where an incremental run's time goes: reading the changes (the statements
+  that read hudi_table_changes), the write statement (the model's query and the Hudi commit), the
+  adapter's other statements (settings, timeline look-ups), and dbt itself
+  (the rest of the wall time).
 
-It prints the figures; it asserts nothing (a clock is no test).
+Across sizes it prints how each time grew, and the upstream size at which the
+incremental run overtakes the full recompute (each time fitted as a straight
+line through the measured sizes). It prints the figures; it asserts nothing
+(a clock is no test).
 
-    python tools/bench_incremental.py [--rows 5000000] [--changed 0.01]
+    python tools/bench_incremental.py [--rows 5000000 --rows 50000000] [--change-rows 50000]
 """
 
 from __future__ import annotations
@@ -21,14 +29,20 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Dict, List, Optional, Tuple
 
 import yaml
 from dbt.cli.main import dbtRunner
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from profile_batch import statement_kind  # noqa: E402
 
 UPSTREAM = """
 {{ config(materialized='incremental', table_type='mor', unique_key='event_id', precombine_key='version',
@@ -94,9 +108,37 @@ AGGREGATES = {"daily_spend": "recompute touched groups (lake_changed_keys)",
               "daily_spend_deltas": "apply deltas (lake_signed_changes)"}
 
 
-def dbt(project: Path, *args: str) -> float:
+class Statements:
+    """A dbt event callback: each SQL statement's text and seconds."""
+
+    def __init__(self) -> None:
+        self.done: List[Tuple[str, float]] = []
+        self._open: Dict[str, str] = {}
+
+    def __call__(self, msg) -> None:
+        if msg.info.name == "SQLQuery":
+            self._open[msg.info.thread] = msg.data.sql
+        elif msg.info.name == "SQLQueryStatus" and msg.info.thread in self._open:
+            self.done.append((self._open.pop(msg.info.thread), float(msg.data.elapsed)))
+
+
+def split(statements: List[Tuple[str, float]], wall: float) -> Dict[str, float]:
+    """Where a model run's wall time went."""
+    parts = {"changes read": 0.0, "write (query and Hudi commit)": 0.0, "other statements": 0.0}
+    for sql, seconds in statements:
+        if "hudi_table_changes" in sql:
+            parts["changes read"] += seconds
+        elif statement_kind(sql) == "write":
+            parts["write (query and Hudi commit)"] += seconds
+        else:
+            parts["other statements"] += seconds
+    parts["dbt"] = max(0.0, wall - sum(parts.values()))
+    return parts
+
+
+def dbt(project: Path, *args: str, recorder: Optional[Statements] = None) -> float:
     started = time.time()
-    result = dbtRunner().invoke(
+    result = dbtRunner(callbacks=[recorder] if recorder else []).invoke(
         ["--log-level", "warn", *args, "--project-dir", str(project), "--profiles-dir", str(project)]
     )
     if not result.success:
@@ -104,7 +146,7 @@ def dbt(project: Path, *args: str) -> float:
     return time.time() - started
 
 
-def scan_metrics(spark, sql: str) -> tuple[int, int]:
+def scan_metrics(spark, sql: str) -> Tuple[int, int]:
     """(rows, bytes) the scans of `sql` read, from Spark's SQL metrics."""
     # Without adaptive execution the executed plan exposes its scan nodes.
     spark.conf.set("spark.sql.adaptive.enabled", "false")
@@ -125,16 +167,7 @@ def scan_metrics(spark, sql: str) -> tuple[int, int]:
     return rows, bytes_read
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=5_000_000)
-    parser.add_argument("--changed", type=float, default=0.01, help="share of records corrected")
-    args = parser.parse_args()
-    # Corrections fall in 3 of 30 days: 1 in `every` records of those days.
-    every = max(1, round(0.1 / args.changed))
-
-    work = Path(tempfile.mkdtemp(prefix="bench_incremental_"))
-    project = work / "project"
+def write_project(project: Path, lake: Path) -> None:
     (project / "models").mkdir(parents=True)
     (project / "dbt_project.yml").write_text(yaml.safe_dump(
         {"name": "bench", "version": "1.0", "config-version": 2, "profile": "bench"}))
@@ -142,46 +175,125 @@ def main() -> None:
 
     (project / "profiles.yml").write_text(yaml.safe_dump({"bench": {"target": "local", "outputs": {"local": {
         "type": "lakehouse", "method": "session", "schema": "bench", "threads": 1,
-        "lake_dir": str(work / "lake"), "hudi_jar": str(hudi_bundle.locate(cache_dir=ROOT / ".cache" / "jars")),
+        "lake_dir": str(lake), "hudi_jar": str(hudi_bundle.locate(cache_dir=ROOT / ".cache" / "jars")),
         "spark_conf": {"spark.driver.memory": "12g"}}}}}))
     (project / "models" / "events.sql").write_text(UPSTREAM)
     (project / "models" / "daily_spend.sql").write_text(DAILY_SPEND)
     (project / "models" / "daily_spend_deltas.sql").write_text(DAILY_SPEND_DELTAS)
-    base = {"rows": args.rows, "every": every}
+
+
+def run_size(rows: int, change_rows: int, work: Path) -> dict:
+    """Load, correct and aggregate an upstream of `rows` records; the figures."""
+    project = work / "project"
+    write_project(project, work / "lake")
+    # Corrections fall in 3 of 30 days (a tenth of the records): 1 in `every` of those.
+    every = max(1, round(rows / 10 / change_rows))
+    base = {"rows": rows, "every": every}
     first_vars, second_vars = json.dumps({**base, "version": 1}), json.dumps({**base, "version": 2})
 
-    try:
-        load = dbt(project, "run", "--select", "events", "--vars", first_vars)
-        for model in AGGREGATES:
-            dbt(project, "run", "--select", model, "--vars", first_vars)
-        before = _latest_completion(project)
-        change = dbt(project, "run", "--select", "events", "--vars", second_vars)
-        timings = {}
-        for model in AGGREGATES:
-            incremental = dbt(project, "run", "--select", model, "--vars", second_vars)
-            same = _equals_recompute(model)
-            full = dbt(project, "run", "--select", model, "--full-refresh", "--vars", second_vars)
-            timings[model] = (incremental, full, same)
+    load = dbt(project, "run", "--select", "events", "--vars", first_vars)
+    for model in AGGREGATES:
+        dbt(project, "run", "--select", model, "--vars", first_vars)
+    before = _latest_completion()
+    change = dbt(project, "run", "--select", "events", "--vars", second_vars)
+    figures: Dict[str, dict] = {}
+    for model in AGGREGATES:
+        recorder = Statements()
+        incremental = dbt(project, "run", "--select", model, "--vars", second_vars, recorder=recorder)
+        same = _equals_recompute(model)
+        full = dbt(project, "run", "--select", model, "--full-refresh", "--vars", second_vars)
+        figures[model] = {"incremental_s": incremental, "full_s": full, "equals_recompute": same,
+                          "incremental_split_s": split(recorder.done, incremental)}
 
-        from pyspark.sql import SparkSession
+    from pyspark.sql import SparkSession
 
-        spark = SparkSession.builder.getOrCreate().newSession()
-        end = _latest_completion(project)
-        inc_rows, inc_bytes = scan_metrics(
-            spark, f"select * from hudi_table_changes('bench.events', 'latest_state', '{before}', '{end}')")
-        snap_rows, snap_bytes = scan_metrics(spark, "select * from bench.events")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    spark = SparkSession.builder.getOrCreate().newSession()
+    end = _latest_completion()
+    inc_rows, inc_bytes = scan_metrics(
+        spark, f"select * from hudi_table_changes('bench.events', 'latest_state', '{before}', '{end}')")
+    snap_rows, snap_bytes = scan_metrics(spark, "select * from bench.events")
+    spark.stop()
+    return {"rows": rows, "corrected": inc_rows, "load_s": load, "change_s": change,
+            "read": {"incremental": [inc_rows, inc_bytes], "snapshot": [snap_rows, snap_bytes]},
+            "aggregates": figures}
 
-    print(f"\nupstream: {args.rows:,} records; corrected: {args.rows // 10 // every:,} (last 3 of 30 days)")
-    print(f"load {load:.1f} s, correction upsert {change:.1f} s")
+
+def print_size(size: dict) -> None:
+    (inc_rows, inc_bytes), (snap_rows, snap_bytes) = size["read"]["incremental"], size["read"]["snapshot"]
+    print(f"\nupstream: {size['rows']:,} records; corrected: {size['corrected']:,} (last 3 of 30 days); "
+          f"load {size['load_s']:.1f} s, correction upsert {size['change_s']:.1f} s")
     print(f"{'':28}{'rows read':>14}{'bytes read':>16}")
     print(f"{'incremental read':28}{inc_rows:>14,}{inc_bytes:>16,}")
     print(f"{'snapshot read':28}{snap_rows:>14,}{snap_bytes:>16,}")
     print(f"{'incremental / snapshot':28}{inc_rows / max(snap_rows, 1):>14.2%}{inc_bytes / max(snap_bytes, 1):>16.2%}")
-    print(f"{'aggregate':46}{'incremental':>12}{'full':>8}{'ratio':>7}  equals a recompute")
-    for model, (incremental, full, same) in timings.items():
-        print(f"{AGGREGATES[model]:46}{incremental:>10.1f} s{full:>6.1f} s{incremental / full:>7.0%}  {same}")
+    print(f"{'aggregate':46}{'incremental':>12}{'full':>8}{'ratio':>7}  equals a recompute; incremental split")
+    for model, f in size["aggregates"].items():
+        parts = ", ".join(f"{name} {s:.1f}" for name, s in f["incremental_split_s"].items())
+        print(f"{AGGREGATES[model]:46}{f['incremental_s']:>10.1f} s{f['full_s']:>6.1f} s"
+              f"{f['incremental_s'] / f['full_s']:>7.0%}  {f['equals_recompute']}; {parts}")
+
+
+def crossover(sizes: List[dict], model: str) -> Optional[float]:
+    """The upstream size at which the incremental run takes as long as the full
+    one, each fitted as a line through the smallest and largest size; None when
+    the lines do not cross at a positive size."""
+    small, large = sizes[0], sizes[-1]
+    rows = large["rows"] - small["rows"]
+    slope = {kind: (large["aggregates"][model][kind] - small["aggregates"][model][kind]) / rows
+             for kind in ("incremental_s", "full_s")}
+    gap = small["aggregates"][model]["incremental_s"] - small["aggregates"][model]["full_s"]
+    closing = slope["full_s"] - slope["incremental_s"]
+    if closing <= 0:
+        return None
+    at = small["rows"] + gap / closing
+    return at if at > 0 else None
+
+
+def print_growth(sizes: List[dict]) -> None:
+    small, large = sizes[0], sizes[-1]
+    print(f"\nfrom {small['rows']:,} to {large['rows']:,} upstream records "
+          f"({large['rows'] / small['rows']:.0f}x), the same {small['corrected']:,}-record change:")
+    for model in AGGREGATES:
+        a, b = small["aggregates"][model], large["aggregates"][model]
+        at = crossover(sizes, model)
+        where = "does not cross" if at is None else (
+            f"incremental is faster from about {at:,.0f} records" if at > small["rows"] or
+            a["incremental_s"] > a["full_s"] else "incremental is faster at every measured size")
+        print(f"  {AGGREGATES[model]}: incremental {b['incremental_s'] / a['incremental_s']:.2f}x, "
+              f"full {b['full_s'] / a['full_s']:.2f}x; {where}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, action="append",
+                        help="upstream records; repeat for several sizes (default 5000000 and 50000000)")
+    parser.add_argument("--change-rows", type=int, default=50_000, help="records corrected (default 50000)")
+    parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child: one size
+    args = parser.parse_args()
+    sizes = sorted(args.rows or [5_000_000, 50_000_000])
+
+    if args.one:
+        work = Path(tempfile.mkdtemp(prefix="bench_incremental_"))
+        try:
+            print("figures: " + json.dumps(run_size(sizes[0], args.change_rows, work)), flush=True)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
+    measured = []
+    for rows in sizes:
+        # A process per size: each gets a JVM and a lake of its own.
+        child = subprocess.run([sys.executable, __file__, "--one", "--rows", str(rows),
+                                "--change-rows", str(args.change_rows)], stdout=subprocess.PIPE, text=True)
+        found = [line for line in child.stdout.splitlines() if line.startswith("figures: ")]
+        if child.returncode != 0 or not found:
+            sys.exit(f"{rows:,} records: failed (exit {child.returncode})")
+        measured.append(json.loads(found[-1][len("figures: "):]))
+        print_size(measured[-1])
+    if len(measured) > 1:
+        print_growth(measured)
+    if args.json:
+        args.json.write_text(json.dumps(measured, indent=1))
 
 
 def _equals_recompute(model: str) -> bool:
@@ -196,7 +308,7 @@ def _equals_recompute(model: str) -> bool:
     ).collect()[0][0] == 0
 
 
-def _latest_completion(project: Path) -> str:
+def _latest_completion() -> str:
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.getOrCreate().newSession()
