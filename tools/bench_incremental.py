@@ -12,9 +12,9 @@ days (as late events and corrections are in the ads feed). Then it measures:
   the changes touched (lake_changed_keys), and add the changes' signed values
   to the stored rows (lake_signed_changes);
 - where an incremental run's time goes: reading the changes (the statements
-  that read hudi_table_changes), the write statement (the model's query and the Hudi commit), the
-  adapter's other statements (settings, timeline look-ups), and dbt itself
-  (the rest of the wall time).
+  that read hudi_table_changes), the write statement (the model's query and
+  the Hudi commit), the adapter's other statements (settings, timeline
+  look-ups), and dbt itself (the rest of the wall time).
 
 Across sizes it prints how each time grew, and the upstream size at which the
 incremental run overtakes the full recompute (each time fitted as a straight
