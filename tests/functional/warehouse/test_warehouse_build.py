@@ -24,7 +24,7 @@ def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
             assert len(scoped) > 40, sorted(scoped)
             assert {"assert_cost_conserved_across_layers", "assert_events_agree_with_their_ad",
                     "assert_dws_hourly_rows_are_consistent"} <= scoped
-            assert "(event_date) in (select event_date" in compiled["cost_conserved_dwd_to_dws_daily"]
+            assert "collect_set(touched.event_date)" in compiled["cost_conserved_dwd_to_dws_daily"]
             assert "collect_set(touched.event_date)" in compiled["assert_dws_hourly_equals_recompute"]
         else:
             assert not scoped
