@@ -64,8 +64,8 @@ class LakehouseAdapter(SparkAdapter):
         self._schema_locations: Dict[str, str] = {}
         # What each table model with skip_unchanged is built from (unchanged_builds).
         self._built_from: Dict[str, str] = {}
-        # Per table this invocation wrote: its latest instant before the write
-        # ('' when the write created it), for data tests scoped to what changed.
+        # Per table this invocation wrote: its latest commit before the write
+        # (None when the write created it), for data tests scoped to what changed.
         self._written_since: Dict[str, Optional[test_scope.Since]] = {}
         # Names this run's scratch tables under optimistic concurrency.
         self._run_token = uuid.uuid4().hex[:8]
