@@ -47,18 +47,10 @@ from continuous import batch_figures, describe, landed_files  # noqa: E402
 from generate_billing import generate  # noqa: E402
 from landing import land_batch  # noqa: E402
 from run_warehouse import Builds, billing_lines, tally  # noqa: E402
-from soak import past_start, write_profile  # noqa: E402
+from soak import past_start, rss_mib, write_profile  # noqa: E402
 
 SCHEMA = "fresh"
 BATCH_MINUTES = 480  # the generator's default window for a batch
-
-
-def peak_mib(pid: int) -> float:
-    """The process's peak resident memory so far (VmHWM), in MiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def totals(spark) -> dict:
@@ -124,7 +116,7 @@ def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int
         after = billing_lines(session, SCHEMA)
         figures = batch_figures(result, new, before, after)
         check_truth(session, truth[batch - 1], f"batch {number}")
-        figures.update({"build_s": build_s, "jvm_peak_mib": peak_mib(jvm)})
+        figures.update({"build_s": build_s, "jvm_peak_mib": rss_mib(jvm, "VmHWM")})
         print(describe(number, figures, build_s, "of what it wrote", tally(result))
               + f"; totals equal the truth; JVM peak {figures['jvm_peak_mib']:,.0f} MiB", flush=True)
         measured.append(figures)

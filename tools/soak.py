@@ -107,9 +107,10 @@ def table_growth(table_dir: Path, seen: set) -> tuple:
     return active, files, archived
 
 
-def rss_mib(pid: int) -> float:
+def rss_mib(pid: int, field: str = "VmRSS") -> float:
+    """A process's resident memory in MiB: now (VmRSS), or its peak so far (VmHWM)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
     return float("nan")
 

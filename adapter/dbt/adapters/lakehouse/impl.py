@@ -378,13 +378,8 @@ class LakehouseAdapter(SparkAdapter):
         return self._recorded(f"{existing.schema}.{existing.identifier}", unchanged_builds.BUILT_FROM_KEY)
 
     def _latest_instant(self, table: str) -> Optional[str]:
-        try:
-            commits = self._completed_commits(table, 1)
-        except Exception as exc:  # Spark's own exception on the embedded session
-            if "is not a Hudi table" in str(exc):
-                return None
-            raise
-        return str(commits[0]["commit_time"]) if commits else None
+        latest = self._latest_commit(table)
+        return latest.instant if latest else None
 
     def _latest_commit(self, table: str) -> Optional[test_scope.Since]:
         try:
