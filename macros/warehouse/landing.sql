@@ -3,13 +3,17 @@
     `from {{ landed_lines('billing_events') }} as landed` reads every file under
     <landing_dir>/<feed>/ whole (Spark's binaryFile source) and gives one row
     per line: the text, the file it came from, its line number, the SHA-256 of
-    the file's bytes and the landing batch (its `batch=NNNNNN` folder).
+    the file's bytes, its length and modification time, and the landing batch
+    (its `batch=NNNNNN` folder).
 
     - Exactly once: incrementally, a file whose path and content hash this
       model already holds is skipped. A file goes in with the same Hudi commit
       that records it, so a rerun, or a run killed before its commit, never
       ingests a file twice and never skips one. A file rewritten in place with
       new content is a new delivery and is read again.
+    - A batch's cost: incrementally, only files that may be new are opened
+      (landed_files_to_read); a model that keeps the file_length and
+      file_modified_at columns records what it has listed.
     - Bytes, not text: the file is decoded as UTF-8 here, so a byte that is not
       UTF-8 becomes U+FFFD in its line (the line is then quarantined as
       bad_encoding), and a byte-order mark at the start of a file, which some
@@ -25,6 +29,8 @@
         landed_files.source_file,
         landed_files.landed_batch,
         landed_files.file_sha256,
+        landed_files.file_length,
+        landed_files.file_modified_at,
         file_lines.line_index + 1 as line_number,
         regexp_replace(file_lines.line_text, '\r$', '') as raw_line
     from (
@@ -32,6 +38,8 @@
             landed.path as source_file,
             cast(regexp_extract(landed.path, 'batch=([0-9]+)', 1) as int) as landed_batch,
             sha2(landed.content, 256) as file_sha256,
+            landed.length as file_length,
+            landed.modificationTime as file_modified_at,
             regexp_replace(decode(landed.content, 'UTF-8'), '^\uFEFF', '') as file_text
         from binaryFile.`{{ var('landing_dir') }}/{{ feed }}` as landed
     {%- if is_incremental() %}
@@ -44,6 +52,7 @@
                 on
                     landed.path = ingested.source_file
                     and sha2(landed.content, 256) = ingested.file_sha256
+        where {{ landed_files_to_read(feed) }}
     {%- endif %}
     ) as landed_files
     lateral view posexplode(split(regexp_replace(landed_files.file_text, '\n$', ''), '\n')) file_lines as line_index, line_text

@@ -15,6 +15,8 @@ parsed as (
     select
         landed.source_file,
         landed.file_sha256,
+        landed.file_length,
+        landed.file_modified_at,
         landed.landed_batch,
         from_json(
             landed.raw_line,
@@ -30,6 +32,8 @@ final as (
     select
         parsed.source_file,
         parsed.file_sha256,
+        parsed.file_length,
+        parsed.file_modified_at,
         parsed.landed_batch,
         parsed.account_change.op,
         parsed.account_change.account_id,

@@ -69,6 +69,8 @@ parsed as (
         landed.source_file,
         landed.line_number,
         landed.file_sha256,
+        landed.file_length,
+        landed.file_modified_at,
         landed.landed_batch,
         duplicate_files.source_file is not null as is_duplicate_file,
         json_object_keys(landed.raw_line) as json_keys,
@@ -92,6 +94,8 @@ final as (
         parsed.source_file,
         parsed.line_number,
         parsed.file_sha256,
+        parsed.file_length,
+        parsed.file_modified_at,
         concat(
             parsed.source_file, '@', substr(parsed.file_sha256, 1, 12), ':', parsed.line_number
         ) as line_id,

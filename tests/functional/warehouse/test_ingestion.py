@@ -2,9 +2,14 @@
 is quarantined with its raw text and the reason, or held until its account
 lands, never dropped."""
 
+import os
 from collections import Counter
 
+from tests.functional.conftest import spark
+from tests.functional.scan_metrics import last_execution, opened_files
+
 INGEST = ("run", "--select", "+ods_billing_events_raw")
+RAW = ("run", "--select", "ods_billing_events_raw")
 
 
 def lines_per_file(folder):
@@ -50,6 +55,32 @@ def test_each_landed_file_is_ingested_exactly_once(warehouse_factory):
     house.dbt(*INGEST)
     assert ingested_per_file(house) == lines_per_file(events_landing)
     assert sum(ingested_per_file(house).values()) == house.truth[1]["landed_event_lines"]
+
+    # A run opens only the files it has not recorded with their length and
+    # time. One file touched, its bytes unchanged: opened, hashed, skipped.
+    touched = sorted((events_landing / "batch=000001").glob("*.jsonl"))[0]
+    os.utime(touched, (touched.stat().st_atime, touched.stat().st_mtime + 5))
+    commits, before = house.instants("ods", "ods_billing_events_raw"), last_execution(spark())
+    house.dbt(*RAW)
+    opened = opened_files(spark(), after=before)
+    assert opened and set(opened) == {1}, opened
+    assert house.instants("ods", "ods_billing_events_raw") == commits
+    assert ingested_per_file(house) == lines_per_file(events_landing)
+
+    # A file rewritten in place with new bytes is a new delivery: all its
+    # lines again. The touched file is opened again too (its time is not
+    # recorded), and no other.
+    rewritten = sorted((events_landing / "batch=000002").glob("*.jsonl"))[0]
+    old_lines = rewritten.read_bytes().count(b"\n")
+    with rewritten.open("ab") as out:
+        out.write(rewritten.read_bytes().splitlines(keepends=True)[0])
+    before = last_execution(spark())
+    house.dbt(*RAW)
+    opened = opened_files(spark(), after=before)
+    assert opened and set(opened) == {2}, opened
+    expected = lines_per_file(events_landing)
+    expected[str(rewritten)] += old_lines
+    assert ingested_per_file(house) == expected
 
 
 def test_lines_that_cannot_be_billed_are_quarantined_with_the_reason(warehouse_factory):
