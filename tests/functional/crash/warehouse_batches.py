@@ -49,9 +49,11 @@ from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parents[3]
 SCHEMAS = ("ref", "ods", "dwd", "dws", "ads")
-# Columns set from the clock when a run writes them (current_timestamp() in
-# models/): they legitimately differ between two runs of the same data.
-RUN_TIME_COLUMNS = ("ingested_at", "checked_at")
+# Columns set from a clock: when a run wrote the row (current_timestamp() in
+# models/), or when its file was landed (file_modified_at, the landed file's
+# modification time; each run lands files of its own). They legitimately
+# differ between two runs of the same data.
+RUN_TIME_COLUMNS = ("ingested_at", "checked_at", "file_modified_at")
 # Append feeds: each landed file's lines are rows of this ODS table.
 FEED_TABLES = {"billing_events": "ods_billing_events_raw", "account_changes": "ods_account_changes"}
 STARTED = time.monotonic()
