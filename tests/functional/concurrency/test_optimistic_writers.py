@@ -33,11 +33,17 @@ from tests.functional.conftest import DbtProject, failures, hudi_jar
 
 WRITER = Path(__file__).with_name("external_writer.py")
 
+# The tests count the commits on the table's active timeline, so it keeps
+# every one: on a busy machine the external writer commits 30 times or more
+# while dbt runs, and Hudi's default would archive the oldest past 30.
+KEEP_ALL_COMMITS = {"hoodie.keep.min.commits": "200", "hoodie.keep.max.commits": "210"}
+
 # dbt writes ids 1..200 of partition `dbt`, with run = the run's number.
 MODEL = """
-    {{ config(materialized='incremental', unique_key='id', partition_by='source', table_type='cow') }}
+    {{ config(materialized='incremental', unique_key='id', partition_by='source', table_type='cow',
+              hudi_options=%s) }}
     select id, {{ var('run') }} as run, 'dbt' as source from range(1, 201)
-"""
+""" % KEEP_ALL_COMMITS
 INSTANT = re.compile(r"^(\d+)_(\d+)\.commit$")
 
 
@@ -50,7 +56,8 @@ class ExternalWriter:
         # catalog properties, which a job writing by path does not read (with
         # its own default, a metadata table, it would keep building one that
         # dbt's writes drop).
-        settings = {**WRITE_DEFAULTS, **concurrency.hudi_settings(concurrency.OPTIMISTIC, "filesystem")}
+        settings = {**WRITE_DEFAULTS, **concurrency.hudi_settings(concurrency.OPTIMISTIC, "filesystem"),
+                    **KEEP_ALL_COMMITS}
         self.process = subprocess.Popen(
             [sys.executable, str(WRITER), str(project.table_dir("shared")), project.schema, partition, str(self.stop_file),
              str(hudi_jar()), json.dumps(settings)],
