@@ -1,6 +1,7 @@
 """What Spark's scans of a table read, from the SQL metrics of the executions
 the session still retains (the embedded session keeps the last 50): how a test
-sees that a query pruned a table's partitions, rather than trusting its plan."""
+sees that a query pruned a table's partitions, or how many landed files a
+run opened, rather than trusting its plan."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def scans(spark, wanted: Callable[[str, str], bool], after: int = -1) -> List[Di
     `wanted` accepts, in the executions after id `after`, oldest first."""
     store = spark._jsparkSession.sharedState().statusStore()
     executions = store.executionsList()
-    scans = []
+    found = []
     for i in range(executions.size()):
         execution_id = executions.apply(i).executionId()
         if execution_id <= after:
@@ -55,8 +56,8 @@ def scans(spark, wanted: Callable[[str, str], bool], after: int = -1) -> List[Di
                 value = values.get(metric.accumulatorId())
                 if value.isDefined():
                     metrics[metric.name()] = value.get()
-            scans.append(metrics)
-    return scans
+            found.append(metrics)
+    return found
 
 
 def files_read(scan: Dict[str, str]) -> int:
