@@ -10,7 +10,7 @@
     With lakehouse_test_scope: changed, ODS, DWD and the hourly DWS are summed
     over the days this run wrote in DWD or the hourly DWS (an event keeps its
     event_time in every version, so a day's dedup needs no other day), which
-    keeps the window over ODS to the batch's days; the small tables built
+    keeps the dedup over ODS to the batch's days; the small tables built
     from the hourly DWS (DWS daily, ADS) are still compared with it whole. A
     valid ODS line that DWD missed on a day DWD did not write shows in the
     next full check. -#}
@@ -20,24 +20,21 @@
 
 with
 
-ods_versions as (
+ods_latest as (
 
-    select
-        ods.cost_micros,
-        row_number() over (
-            partition by ods.event_id
-            order by ods.event_version desc
-        ) as version_rank
+    {#- max_by, not a row_number() window: a hash aggregate per event_id,
+        where the window sorts every line of the scanned days. -#}
+    select max_by(ods.cost_micros, ods.event_version) as cost_micros
     from {{ ref('ods_billing_events') }} as ods
     where {{ in_touched_partitions(touched, 'event_date', 'to_date(ods.event_time)') }}
+    group by ods.event_id
 
 ),
 
 ods_total as (
 
-    select coalesce(sum(ods_versions.cost_micros), 0) as total_micros
-    from ods_versions
-    where ods_versions.version_rank = 1
+    select coalesce(sum(ods_latest.cost_micros), 0) as total_micros
+    from ods_latest
 
 ),
 

@@ -5,16 +5,18 @@
     be billed to the wrong customer or at the wrong price. Missing dimension
     rows are the relationships tests' job; this checks the rows that join.
     Fails with one row per wrong event. An event's ad, campaign and billing
-    type are fixed when it is written, so with lakehouse_test_scope: changed
-    it reads only the days this run wrote in dwd_billing_events (their
-    partitions); a full check also catches a dimension changed since. -#}
+    type are fixed when it is written, so it is a row test (its meta): with
+    lakehouse_test_scope: changed it reads only the events this run wrote in
+    dwd_billing_events (written_rows: an incremental read of its commits); a
+    full check also catches a dimension changed since. -#}
+
+{{ config(meta={'lakehouse_test_scope': 'rows'}) }}
 
 with
 
 events as (
 
-    select * from {{ ref('dwd_billing_events') }}
-    where {{ in_touched_partitions([ref('dwd_billing_events')], 'event_date') }}
+    select * from {{ written_rows(ref('dwd_billing_events')) }}
 
 ),
 

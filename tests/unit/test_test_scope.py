@@ -60,3 +60,28 @@ def test_a_reconciliation_compares_the_groups_either_table_had_written():
         [("s.daily", test_scope.Since("5", "6")), ("s.events", test_scope.Since("7", "8"))], ["event_date"])
     assert sql == ("select event_date from s.daily where _hoodie_commit_time > '5' union "
                    "select event_date from s.events where _hoodie_commit_time > '7'")
+
+
+VIEW = {"name": "labelled", "depends_on": {"nodes": ["model.p.events", "model.p.labels"]},
+        "config": {"meta": {"lakehouse_rows_from": {"model": "events", "key": "event_id"}}}}
+NODES = {"model.p.events": {"resource_type": "model", "name": "events", "schema": "s", "alias": "events"},
+         "model.p.labels": {"resource_type": "model", "name": "labels", "schema": "s", "alias": "labels"}}
+
+
+def test_a_model_declares_the_upstream_its_rows_follow():
+    upstream, key = test_scope.rows_from(VIEW, NODES)
+    assert (upstream["alias"], key) == ("events", "event_id")
+    assert test_scope.rows_from({"name": "plain", "config": {}}, NODES) is None
+    scoped = test_scope.rows_from_relation("s.labelled", "s.events", "event_id", SINCE)
+    assert scoped == ("(select * from s.labelled where event_id in (select event_id from s.events "
+                      "where _hoodie_commit_time > '20261124101010123')) dbt_subquery")
+
+
+@pytest.mark.parametrize("declared, message", [
+    ({"model": "nothing", "key": "event_id"}, "names model 'nothing', which 'labelled' does not select from"),
+    ({"model": "events"}, "write it as a model this one selects from and the key they share"),
+    ("events", "write it as a model this one selects from and the key they share"),
+])
+def test_a_wrong_declaration_says_what_to_write(declared, message):
+    with pytest.raises(CompilationError, match=message):
+        test_scope.rows_from({**VIEW, "config": {"meta": {"lakehouse_rows_from": declared}}}, NODES)

@@ -119,3 +119,82 @@ def test_one_check_for_many_columns_names_the_null_ones_in_the_batch_that_wrote_
     assert statuses(build(project, 3, expect_ok=False))[name][:2] == ("fail", 1)
     stored = project.rows(f"select null_columns from {{schema}}_dbt_test__audit.{name}")
     assert [row.null_columns for row in stored] == ["cost"]
+
+
+# A view with one row per event (a dimension joined on), declared so: its key
+# and row tests read the events the build wrote. The label for 2026-11-21 comes
+# twice from batch 2 on, so every event of that day fans out in the view.
+EVENTS = """
+    {{ config(materialized='incremental', table_type='cow', unique_key='event_id') }}
+    select event_id, event_date, cost from (values
+        (1, 'e1', date'2026-11-20', 10),
+        (1, 'e2', date'2026-11-21', 20),
+        (2, 'e3', date'2026-11-21', 30),
+        (3, 'e4', date'2026-11-20', 40)
+    ) as t(batch, event_id, event_date, cost)
+    where batch = {{ var('batch') }}
+"""
+
+LABELS = """
+    {{ config(materialized='table') }}
+    select label_date, label from (values
+        (1, date'2026-11-20', 'a'),
+        (1, date'2026-11-21', 'b'),
+        (2, date'2026-11-21', 'b again')
+    ) as t(since_batch, label_date, label)
+    where since_batch <= {{ var('batch') }}
+"""
+
+LABELLED = """
+    {{ config(materialized='view', meta={'lakehouse_rows_from': {'model': '%s', 'key': 'event_id'}}) }}
+    select events.event_id, events.cost, labels.label
+    from {{ ref('events') }} as events
+    left join {{ ref('labels') }} as labels on events.event_date = labels.label_date
+"""
+
+LABELLED_SCHEMA = """
+    models:
+      - name: labelled
+        columns:
+          - name: event_id
+            data_tests: [unique]
+          - name: label
+            data_tests: [not_null]
+"""
+
+
+def test_a_view_declaring_its_upstream_is_checked_on_the_rows_the_upstream_wrote(project):
+    project.model("events", EVENTS)
+    project.model("labels", LABELS)
+    project.model("labelled", LABELLED % "events")
+    project.write("models/labelled.yml", LABELLED_SCHEMA)
+    unique, not_null = "unique_labelled_event_id", "not_null_labelled_label"
+
+    # Batch 1 creates events: the view's tests read it whole.
+    first = statuses(build(project, 1))
+    assert (first[unique][:2], first[not_null][:2]) == (("pass", 0), ("pass", 0))
+    assert "_hoodie_commit_time" not in first[unique][2]
+
+    # Batch 2 writes e3 on the doubled day: the scoped check finds e3 only,
+    # though e2 (batch 1, same day) fans out too.
+    second = statuses(build(project, 2, expect_ok=False))
+    status, found, sql = second[unique]
+    assert (status, found) == ("fail", 1)
+    assert "event_id in (select event_id from" in sql and "_hoodie_commit_time >" in sql
+    assert "_hoodie_commit_time >" in second[not_null][2]
+    assert project.scalar("select count(*) from {schema}.labelled where event_id in ('e2', 'e3')") == 4
+
+    # Batch 3 writes e4 only: its rows are sound, the old fan-out is not re-read.
+    assert statuses(build(project, 3))[unique][:2] == ("pass", 0)
+    # A plain `dbt test` (nothing written) reads the whole view: e2 and e3.
+    assert statuses(project.dbt("test", "--vars", "{batch: 3, lakehouse_test_scope: changed}",
+                                expect_ok=False))[unique][:2] == ("fail", 2)
+
+
+def test_a_declared_upstream_the_view_does_not_select_from_is_refused(project):
+    project.model("events", EVENTS)
+    project.model("labels", LABELS)
+    project.model("labelled", LABELLED % "labelz")
+    project.write("models/labelled.yml", LABELLED_SCHEMA)
+    message = " ".join(failures(build(project, 1, expect_ok=False)))
+    assert "lakehouse_rows_from names model 'labelz', which 'labelled' does not select from" in message

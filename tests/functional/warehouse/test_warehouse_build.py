@@ -23,7 +23,9 @@ def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
         if batch == 2:
             assert len(scoped) > 40, sorted(scoped)
             assert {"assert_cost_conserved_across_layers", "assert_events_agree_with_their_ad",
-                    "assert_dws_hourly_rows_are_consistent"} <= scoped
+                    "assert_dws_hourly_rows_are_consistent", "unique_dwd_billing_events_enriched_event_id"} <= scoped
+            # A row test of one table: it reads only the commits the build wrote.
+            assert "hudi_table_changes(" in compiled["assert_events_agree_with_their_ad"]
             assert "collect_set(touched.event_date)" in compiled["cost_conserved_dwd_to_dws_daily"]
             assert "collect_set(touched.event_date)" in compiled["assert_dws_hourly_equals_recompute"]
         else:

@@ -415,20 +415,33 @@ class LakehouseAdapter(SparkAdapter):
 
     @available
     def test_scope_relation(
-        self, relation: BaseRelation, test_node: Dict[str, Any], where: str, scope_mode: str
+        self, relation: BaseRelation, test_node: Dict[str, Any], where: str, scope_mode: str,
+        tested: Optional[Dict[str, Any]] = None, nodes: Optional[Dict[str, Any]] = None,
     ) -> Optional[str]:
         """The subquery that scopes this data test to what this invocation
-        wrote in `relation`, or None to check the whole of it."""
+        wrote in `relation`, or None to check the whole of it. `tested` (the
+        model the test is attached to) and `nodes` (the graph's) let a model
+        that declares lakehouse_rows_from be scoped by its upstream's writes."""
         if scope_mode == "full":  # the default: no look at the node
             return None
         if test_scope.check_mode(scope_mode, test_node.get("name", "")) != "changed":
             return None
-        since = self._written_since.get(self._table_key(relation))
         config = test_node.get("config") or {}
         kind = test_scope.test_kind(test_node.get("test_metadata"), config.get("meta"))
-        if not since or kind is None:
+        if kind is None:
             return None
-        return test_scope.scoped_relation(str(relation), kind, since, where)
+        since = self._written_since.get(self._table_key(relation))
+        if since:
+            return test_scope.scoped_relation(str(relation), kind, since, where)
+        follows = test_scope.rows_from(tested, nodes or {}) if tested else None
+        if follows is None:
+            return None
+        upstream, key = follows
+        upstream_relation = self.Relation.create(schema=upstream.get("schema"), identifier=upstream.get("alias"))
+        since = self._written_since.get(self._table_key(upstream_relation))
+        if not since:
+            return None
+        return test_scope.rows_from_relation(str(relation), str(upstream_relation), key, since, where)
 
     @available
     def changed_values_sql(self, relations: List[Any], columns: List[str], scope_mode: str) -> Optional[str]:

@@ -19,8 +19,13 @@ by the groups it compares: `changed_values_sql` gives the values of its group
 columns among the rows either table had written, and both sums are taken over
 those groups only (the project's `cost_conserved` test, with `scope_by`).
 
+A model whose rows are those of a Hudi model, one each by a shared key (a view
+that adds dimensions to a fact table), declares it in its config,
+`meta: {lakehouse_rows_from: {model: <its upstream>, key: <column>}}`: its row
+and key tests then read its rows whose key the upstream's run wrote.
+
 Anything else is checked whole: a test of a table the invocation did not write
-(a plain `dbt test`, a seed, a view), of a table it created or rebuilt (every
+(a plain `dbt test`, a seed, a view without `lakehouse_rows_from`), of a table it created or rebuilt (every
 row is new), and a test whose kind is unknown here (a reconciliation that sums
 a column over a table would compare part of it with the whole). A generic test
 of a project opts in with `meta: {lakehouse_test_scope: rows}` in its config,
@@ -41,6 +46,7 @@ from dbt_common.exceptions import CompilationError
 SCOPE_VAR = "lakehouse_test_scope"
 MODES = ("full", "changed")
 META_KEY = "lakehouse_test_scope"
+ROWS_FROM_KEY = "lakehouse_rows_from"
 
 ROW_TESTS = frozenset({"not_null", "accepted_values", "relationships"})
 KEY_TESTS = {
@@ -111,6 +117,38 @@ def scoped_relation(relation: str, kind: Tuple[str, List[str]], since: Since, wh
     columns = ", ".join(keys)
     target = keys[0] if len(keys) == 1 else f"({columns})"
     keyed = f"{target} in (select {columns} from {relation} where {changed})"
+    return f"(select * from {relation} where {keyed}{f' and ({where})' if where else ''}) dbt_subquery"
+
+
+def rows_from(model: Mapping[str, Any], nodes: Mapping[str, Mapping[str, Any]]) -> Optional[Tuple[Mapping[str, Any], str]]:
+    """(upstream node, key) that `model` declares its rows follow
+    (meta lakehouse_rows_from), or None; a declaration that names no direct
+    upstream model or no key fails with what to write instead."""
+    declared = ((model.get("config") or {}).get("meta") or {}).get(ROWS_FROM_KEY)
+    if not declared:
+        return None
+    name = model.get("name", "")
+    upstream = declared.get("model") if isinstance(declared, Mapping) else None
+    key = declared.get("key") if isinstance(declared, Mapping) else None
+    if not upstream or not key or not isinstance(key, str):
+        raise CompilationError(
+            f"'{name}': meta {ROWS_FROM_KEY} is {declared!r}; write it as a model this one selects from and the "
+            f"key they share, e.g. {{model: fct_events, key: event_id}}.")
+    for unique_id in (model.get("depends_on") or {}).get("nodes") or []:
+        node = nodes.get(unique_id) or {}
+        if node.get("resource_type") == "model" and node.get("name") == upstream:
+            return node, key
+    raise CompilationError(
+        f"'{name}': meta {ROWS_FROM_KEY} names model {upstream!r}, which '{name}' does not select from "
+        f"(ref it in its SQL, or name the model it does ref).")
+
+
+def rows_from_relation(relation: str, upstream: str, key: str, since: Since, where: str = "") -> str:
+    """The rows of `relation` whose `key` the writes to `upstream` after
+    `since` wrote: for both row and key tests, since each row of `relation`
+    is the upstream's row of that key. (A filter on the upstream, not an
+    incremental read: `relation` reads the upstream whole.)"""
+    keyed = f"{key} in (select {key} from {upstream} where {written_filter(since)})"
     return f"(select * from {relation} where {keyed}{f' and ({where})' if where else ''}) dbt_subquery"
 
 
