@@ -25,11 +25,12 @@ that adds dimensions to a fact table), declares it in its config,
 and key tests then read its rows whose key the upstream's run wrote.
 
 Anything else is checked whole: a test of a table the invocation did not write
-(a plain `dbt test`, a seed, a view without `lakehouse_rows_from`), of a table it created or rebuilt (every
-row is new), and a test whose kind is unknown here (a reconciliation that sums
-a column over a table would compare part of it with the whole). A generic test
-of a project opts in with `meta: {lakehouse_test_scope: rows}` in its config,
-and any test opts out with `full`.
+(a plain `dbt test`, a seed, a view without `lakehouse_rows_from`), of a table
+it created or rebuilt (every row is new), and a test whose kind is unknown here
+(a reconciliation that sums a column over a table would compare part of it
+with the whole). A generic test of a project opts in with
+`meta: {lakehouse_test_scope: rows}` in its config, and any test opts out with
+`full`.
 
 Scoping is exact only if the table was checked whole once and every write to
 it since ran through a scoped or full check: `changed` is meant for the
@@ -120,7 +121,9 @@ def scoped_relation(relation: str, kind: Tuple[str, List[str]], since: Since, wh
     return f"(select * from {relation} where {keyed}{f' and ({where})' if where else ''}) dbt_subquery"
 
 
-def rows_from(model: Mapping[str, Any], nodes: Mapping[str, Mapping[str, Any]]) -> Optional[Tuple[Mapping[str, Any], str]]:
+def rows_from(
+    model: Mapping[str, Any], nodes: Mapping[str, Mapping[str, Any]]
+) -> Optional[Tuple[Mapping[str, Any], str]]:
     """(upstream node, key) that `model` declares its rows follow
     (meta lakehouse_rows_from), or None; a declaration that names no direct
     upstream model or no key fails with what to write instead."""
