@@ -118,6 +118,12 @@ def scoped_relation(relation: str, kind: Tuple[str, List[str]], since: Since, wh
     columns = ", ".join(keys)
     target = keys[0] if len(keys) == 1 else f"({columns})"
     keyed = f"{target} in (select {columns} from {relation} where {changed})"
+    return keyed_rows(relation, keyed, where)
+
+
+def keyed_rows(relation: str, keyed: str, where: str = "") -> str:
+    """`relation`'s rows that pass `keyed` (and the test's `where`), as a
+    subquery for a test's FROM clause."""
     return f"(select * from {relation} where {keyed}{f' and ({where})' if where else ''}) dbt_subquery"
 
 
@@ -152,7 +158,7 @@ def rows_from_relation(relation: str, upstream: str, key: str, since: Since, whe
     is the upstream's row of that key. (A filter on the upstream, not an
     incremental read: `relation` reads the upstream whole.)"""
     keyed = f"{key} in (select {key} from {upstream} where {written_filter(since)})"
-    return f"(select * from {relation} where {keyed}{f' and ({where})' if where else ''}) dbt_subquery"
+    return keyed_rows(relation, keyed, where)
 
 
 def changed_values_sql(written: List[Tuple[str, Since]], columns: List[str]) -> str:
