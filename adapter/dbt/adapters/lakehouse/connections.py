@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Generator
+import re
+from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING, Generator, Optional, Tuple
 
-from dbt.adapters.contracts.connection import Connection, ConnectionState
+from dbt.adapters.contracts.connection import AdapterResponse, Connection, ConnectionState
 from dbt.adapters.spark.connections import SparkConnectionManager, SparkConnectionMethod
 from dbt.adapters.spark.session import SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
@@ -13,8 +14,22 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.lakehouse import embedded_session
 from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError
 
+if TYPE_CHECKING:
+    import agate
+
 
 WRITE_CONFLICT = "HoodieWriteConflictException"
+
+# Hudi's reader of a table's changes (the hudi_table_changes function, which
+# lake_changes() and the scoped data tests call) turns the session's
+# vectorized parquet reader off when its scan starts, and leaves it off. A
+# plain parquet scan in the same query (a seed, a non-Hudi table), planned
+# while it was on, then gets rows where it expects column batches, and the
+# query fails with a ClassCastException (UnsafeRow cannot be cast to
+# ColumnarBatch). So such a query is planned with the reader off from the
+# start, and the session gets its setting back afterwards.
+READS_TABLE_CHANGES = re.compile(r"\bhudi_table_changes\s*\(", re.IGNORECASE)
+VECTORIZED_PARQUET = "spark.sql.parquet.enableVectorizedReader"
 
 
 class LakehouseConnectionManager(SparkConnectionManager):
@@ -34,6 +49,24 @@ class LakehouseConnectionManager(SparkConnectionManager):
                 "(concurrency: optimistic). This write was rolled back and changed nothing: run it "
                 f"again, and it reads what the other writer committed.\n{exc.msg.strip()[:1000]}"
             ) from exc
+
+    def execute(
+        self, sql: str, auto_begin: bool = False, fetch: bool = False, limit: Optional[int] = None
+    ) -> Tuple[AdapterResponse, "agate.Table"]:
+        if not READS_TABLE_CHANGES.search(sql):
+            return super().execute(sql, auto_begin, fetch, limit)
+        _, cursor = self.add_query(f"set {VECTORIZED_PARQUET}", auto_begin)
+        before = cursor.fetchall()[0][1]
+        self.add_query(f"set {VECTORIZED_PARQUET}=false", auto_begin)
+        try:
+            result = super().execute(sql, auto_begin, fetch, limit)
+        except Exception:
+            # The query's own error is the one to report, not the reset's.
+            with suppress(Exception):
+                self.add_query(f"set {VECTORIZED_PARQUET}={before}", auto_begin)
+            raise
+        self.add_query(f"set {VECTORIZED_PARQUET}={before}", auto_begin)
+        return result
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
