@@ -8,6 +8,7 @@
 
 {%- set text_keys = ['event_id', 'event_type', 'event_time', 'billing_type'] %}
 {%- set number_keys = ['event_version', 'account_id', 'campaign_id', 'ad_id', 'media_id', 'cost_micros'] %}
+{%- set value_keys, value_starts = 'parsed.json_value_keys', 'parsed.json_value_starts' %}
 
 with
 
@@ -74,6 +75,8 @@ parsed as (
         landed.landed_batch,
         duplicate_files.source_file is not null as is_duplicate_file,
         json_object_keys(landed.raw_line) as json_keys,
+        {{ json_value_starts('landed.raw_line', 'keys') }} as json_value_keys,
+        {{ json_value_starts('landed.raw_line', 'starts') }} as json_value_starts,
         from_json(
             landed.raw_line,
             'event_id string, event_version int, event_type string, event_time string, '
@@ -123,10 +126,12 @@ final as (
                 parsed.json_keys
             )) > 0 then 'missing_key'
             {%- for key in text_keys %}
-                when {{ json_is_wrong_type('parsed.raw_line', key, 'string') }} then 'wrong_type'
+                when {{ json_is_wrong_type(value_keys, value_starts, key, 'string') }}
+                    then 'wrong_type'
             {%- endfor %}
             {%- for key in number_keys %}
-                when {{ json_is_wrong_type('parsed.raw_line', key, 'number') }} then 'wrong_type'
+                when {{ json_is_wrong_type(value_keys, value_starts, key, 'number') }}
+                    then 'wrong_type'
             {%- endfor %}
             {%- for key in text_keys + number_keys %}
                 when parsed.event.{{ key }} is null then 'bad_value'
