@@ -105,9 +105,11 @@ def batch_figures(result, new: Snapshot, before: Optional[dict], after: dict) ->
     build: there is no count from before it), seconds per layer and for the
     tests, latency from landing to ADS."""
     seconds: Dict[str, float] = defaultdict(float)
+    nodes: Dict[str, float] = {}  # each model's and test's own seconds, for a profile
     ads_done = 0.0
     for node_result in result.result.results:
         node = node_result.node
+        nodes[node.name] = node_result.execution_time
         if node.resource_type == "test":
             seconds["tests"] += node_result.execution_time
         elif node.resource_type in ("model", "seed") and len(node.fqn) > 2:
@@ -121,6 +123,7 @@ def batch_figures(result, new: Snapshot, before: Optional[dict], after: dict) ->
         "lines_in": None if before is None else {key: after[key] - before[key] for key in after},
         "lines_total": after,
         "seconds": dict(seconds),
+        "nodes": nodes,
         "landing_to_ads": ads_done - landed_at if ads_done else None,
     }
 

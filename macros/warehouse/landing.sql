@@ -23,7 +23,7 @@
       it when complete (Spark ignores such names), so a half-written file is
       never read. -#}
 
-{% macro landed_lines(feed) -%}
+{% macro landed_lines(feed, files_to_read=none) -%}
 (
     select
         landed_files.source_file,
@@ -33,16 +33,33 @@
         landed_files.file_modified_at,
         file_lines.line_index + 1 as line_number,
         regexp_replace(file_lines.line_text, '\r$', '') as raw_line
-    from (
-        select
-            landed.path as source_file,
-            cast(regexp_extract(landed.path, 'batch=([0-9]+)', 1) as int) as landed_batch,
-            sha2(landed.content, 256) as file_sha256,
-            landed.length as file_length,
-            landed.modificationTime as file_modified_at,
-            regexp_replace(decode(landed.content, 'UTF-8'), '^\uFEFF', '') as file_text
-        from binaryFile.`{{ var('landing_dir') }}/{{ feed }}` as landed
+    from {{ landed_files(feed, files_to_read) }} as landed_files
+    lateral view posexplode(split(regexp_replace(landed_files.file_text, '\n$', ''), '\n')) file_lines as line_index, line_text
+    where landed_files.file_text != ''
+)
+{%- endmacro %}
+
+
+{#- The files of a landed feed that landed_lines reads, one row each: its
+    path, landing batch, SHA-256, length, modification time and text.
+    `files_to_read`: the condition of landed_files_to_read, when the model
+    has it already (it lists the folder each time it is called).
+    `skip_ingested=false` keeps the files this model already holds, for a
+    look at the files alone (which bytes came under which names) that needs
+    no scan of the table. -#}
+
+{% macro landed_files(feed, files_to_read=none, skip_ingested=true) -%}
+(
+    select
+        landed.path as source_file,
+        cast(regexp_extract(landed.path, 'batch=([0-9]+)', 1) as int) as landed_batch,
+        sha2(landed.content, 256) as file_sha256,
+        landed.length as file_length,
+        landed.modificationTime as file_modified_at,
+        regexp_replace(decode(landed.content, 'UTF-8'), '^\uFEFF', '') as file_text
+    from binaryFile.`{{ var('landing_dir') }}/{{ feed }}` as landed
     {%- if is_incremental() %}
+        {%- if skip_ingested %}
             left anti join (
                 select distinct
                     ingested.source_file,
@@ -52,11 +69,9 @@
                 on
                     landed.path = ingested.source_file
                     and sha2(landed.content, 256) = ingested.file_sha256
-        where {{ landed_files_to_read(feed) }}
+        {%- endif %}
+        where {{ files_to_read if files_to_read is not none else landed_files_to_read(feed) }}
     {%- endif %}
-    ) as landed_files
-    lateral view posexplode(split(regexp_replace(landed_files.file_text, '\n$', ''), '\n')) file_lines as line_index, line_text
-    where landed_files.file_text != ''
 )
 {%- endmacro %}
 

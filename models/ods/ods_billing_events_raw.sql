@@ -9,12 +9,14 @@
 {%- set text_keys = ['event_id', 'event_type', 'event_time', 'billing_type'] %}
 {%- set number_keys = ['event_version', 'account_id', 'campaign_id', 'ad_id', 'media_id', 'cost_micros'] %}
 {%- set value_keys, value_starts = 'parsed.json_value_keys', 'parsed.json_value_starts' %}
+{#- The folder is listed once; both reads below open the same files. #}
+{%- set files_to_read = landed_files_to_read('billing_events') %}
 
 with
 
 landed as (
 
-    select * from {{ landed_lines('billing_events') }} as landed
+    select * from {{ landed_lines('billing_events', files_to_read) }} as landed
 
 ),
 
@@ -25,7 +27,12 @@ account_states as (
 ),
 
 {#- A file whose bytes equal a file already ingested, or another file of this
-    run with a smaller path, is the same delivery under another name. #}
+    run with a smaller path, is the same delivery under another name. The
+    files are looked at as files, not as the lines of `landed`: Spark would
+    split, explode and match every line against the table a second time (a
+    CTE used twice is computed twice). A file this model already holds may be
+    among them (opened again after a touch); its lines are not in `landed`,
+    and it marks a new file with its bytes just as ingested_files does. #}
 
 ingested_files as (
 
@@ -44,10 +51,7 @@ new_files as (
         files.source_file,
         files.file_sha256,
         min(files.source_file) over (partition by files.file_sha256) as first_source_file
-    from (select distinct
-        landed.source_file,
-        landed.file_sha256
-    from landed) as files
+    from {{ landed_files('billing_events', files_to_read, skip_ingested=false) }} as files
 
 ),
 
