@@ -155,6 +155,22 @@ def test_changed_bucket_count_asks_for_full_refresh():
     assert "index" in str(excinfo.value) and "--full-refresh" in str(excinfo.value)
 
 
+def test_bucket_index_on_a_table_written_without_one_asks_for_full_refresh():
+    # A table built with Hudi's default index records no index type; its file
+    # groups are not laid out by hash, so a bucket index cannot take them over.
+    lake = parse(table_type="mor", unique_key="id", index={"type": "bucket", "buckets": 4})
+    with pytest.raises(LakeConfigError) as excinfo:
+        lake.check_against_table({"type": "mor", "primaryKey": "id"}, [])
+    message = str(excinfo.value)
+    assert "index" in message and "BUCKET" in message and "--full-refresh" in message and MODEL in message
+
+
+def test_an_unnamed_index_keeps_the_tables_own():
+    parse(unique_key="id").check_against_table(
+        {"type": "cow", "primaryKey": "id", "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "4"}, []
+    )
+
+
 def test_changed_cleaning_is_an_in_place_property_update():
     lake = parse(table_type="mor", cleaning={"policy": "keep_latest_file_versions", "retain": 2})
     table = dict(lake.table_properties(), **{"hoodie.cleaner.fileversions.retained": "3"})

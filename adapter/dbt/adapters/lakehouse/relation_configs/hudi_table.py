@@ -180,10 +180,7 @@ class HudiTableConfig:
     def check_against_table(self, tblproperties: Mapping[str, str], partition_columns: Sequence[str]) -> None:
         """Refuse a change Hudi cannot make in place to an existing table."""
         changes = self.layout.changes_from(TableLayout.from_table(tblproperties, partition_columns))
-        for key in ("hoodie.index.type", "hoodie.bucket.index.num.buckets"):
-            wanted = self.index.hoodie_settings().get(key)
-            if key in tblproperties and wanted is not None and tblproperties[key] != wanted:
-                changes.append(("index", tblproperties[key], wanted))
+        changes += self.index.changes_from(tblproperties)
         if changes:
             detail = "; ".join(f"{name}: table has {old!r}, model has {new!r}" for name, old, new in changes)
             raise LakeConfigError(

@@ -8,7 +8,7 @@ without a rebuild.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Mapping, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from dbt.adapters.lakehouse.relation_configs.base import LakeSetting, hoodie_int
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
@@ -54,6 +54,25 @@ class IndexConfig(LakeSetting):
                 model, "index", self.type,
                 "An index needs a unique_key (the record key): set unique_key, or remove index.",
             )
+
+    def changes_from(self, tblproperties: Mapping[str, str]) -> List[Tuple[str, str, str]]:
+        """('index', table's, model's) when the model's index differs from the
+        one the table records in a way Hudi cannot apply in place. A table
+        records no index type when it was written with Hudi's default (not
+        bucket): a bucket index lays out file groups by hash, so adding one to
+        such a table, or dropping it, needs a rebuild, as does another bucket
+        count. A model that names no index keeps the table's."""
+        recorded = tblproperties.get(INDEX_TYPE) or ("BUCKET" if BUCKETS in tblproperties else None)
+        wanted = self.hoodie_settings()
+        changes = []
+        if self.type is not None:
+            if recorded is not None and recorded != wanted[INDEX_TYPE]:
+                changes.append(("index", recorded, wanted[INDEX_TYPE]))
+            elif recorded is None and self.type == "bucket":
+                changes.append(("index", "Hudi's default (not bucket)", wanted[INDEX_TYPE]))
+            elif BUCKETS in tblproperties and BUCKETS in wanted and tblproperties[BUCKETS] != wanted[BUCKETS]:
+                changes.append(("index", tblproperties[BUCKETS], wanted[BUCKETS]))
+        return changes
 
     @classmethod
     def examples(cls) -> Iterable["IndexConfig"]:
