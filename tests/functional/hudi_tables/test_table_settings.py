@@ -1,5 +1,16 @@
 """Table type, record key, precombine key and partitioning land on the Hudi table."""
 
+from tests.functional.conftest import spark
+
+
+def parquet_codec(path) -> str:
+    """The compression codec of a parquet file's first column chunk, read from
+    its footer by the parquet library Spark carries."""
+    jvm = spark()._jvm
+    footer = jvm.org.apache.parquet.hadoop.ParquetFileReader.readFooter(
+        spark()._jsc.hadoopConfiguration(), jvm.org.apache.hadoop.fs.Path(str(path)))
+    return footer.getBlocks().get(0).getColumns().get(0).getCodec().name()
+
 EVENTS_MODEL = """
     {{{{ config(
         materialized='incremental',
@@ -70,3 +81,7 @@ def test_small_commit_defaults_are_on_the_table_and_hudi_options_override_them(p
     assert props["hoodie.metadata.enable"] == "false"
     assert props["hoodie.datasource.meta.sync.enable"] == "false"
     assert props["hoodie.write.markers.type"] == "DIRECT"
+    assert props["hoodie.parquet.compression.codec"] == "snappy"
+    # The base files themselves, by their parquet footers.
+    base_files = list(project.table_dir("defaults").rglob("*.parquet"))
+    assert base_files and {parquet_codec(path) for path in base_files} == {"SNAPPY"}

@@ -34,4 +34,9 @@ WRITE_DEFAULTS: Dict[str, str] = {
     # plain marker files do the same job.
     "hoodie.embed.timeline.server": "false",
     "hoodie.write.markers.type": "DIRECT",
+    # Hudi compresses its parquet files with gzip unless told otherwise; a
+    # profile of 100k-event batches on 2 cores found zlib's deflate and
+    # inflate in about a tenth of the busy JVM samples. Snappy, Spark's own
+    # default for parquet, costs a fraction of that for somewhat larger files.
+    "hoodie.parquet.compression.codec": "snappy",
 }
