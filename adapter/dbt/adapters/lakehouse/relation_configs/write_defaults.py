@@ -37,6 +37,7 @@ WRITE_DEFAULTS: Dict[str, str] = {
     # Hudi compresses its parquet files with gzip unless told otherwise; a
     # profile of 100k-event batches on 2 cores found zlib's deflate and
     # inflate in about a tenth of the busy JVM samples. Snappy, Spark's own
-    # default for parquet, costs a fraction of that for somewhat larger files.
+    # default for parquet: a 100k-row upsert into a 1.3M-row table 10-13%
+    # faster, files 13-34% larger (adapter/README.md).
     "hoodie.parquet.compression.codec": "snappy",
 }
