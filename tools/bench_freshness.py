@@ -18,9 +18,10 @@ process and a lake of its own, it:
 It prints a line per batch (lines in, seconds per layer and for the tests,
 latency from landing to the end of the last ADS model, the Spark JVM's peak
 resident memory) and, per size, the median and worst latency; then the ratio
-of the largest size's median to the smallest's. It asserts no time (a clock is
-no test); it exits non-zero when a build fails or a total differs from the
-truth.
+of the largest size's median to the smallest's. With --json it also keeps,
+for each batch, every node's seconds and its SQL statements' seconds by kind
+(write, read, settings...). It asserts no time (a clock is no test); it exits
+non-zero when a build fails or a total differs from the truth.
 
     python tools/bench_freshness.py [--preload 1000000 --preload 10000000] [--batch-events 100000]
                                     [--batches 5] [--preload-chunk 1000000] [--work DIR] [--json FILE]
@@ -37,8 +38,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -46,6 +48,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from continuous import batch_figures, describe, landed_files  # noqa: E402
 from generate_billing import generate  # noqa: E402
 from landing import land_batch  # noqa: E402
+from profile_batch import StatementRecorder  # noqa: E402
 from run_warehouse import Builds, billing_lines, tally  # noqa: E402
 from soak import past_start, rss_mib, write_profile  # noqa: E402
 
@@ -59,6 +62,15 @@ def totals(spark) -> dict:
         f"select (select coalesce(sum(spend_micros), 0) from {SCHEMA}_ads.ads_spend_by_industry) as cost_micros, "
         f"(select count(*) from {SCHEMA}_dwd.dwd_billing_events) as events").collect()[0]
     return row.asDict()
+
+
+def statement_seconds(recorder: StatementRecorder) -> Dict[str, Dict[str, float]]:
+    """Per node, the seconds of the SQL statements dbt sent, by kind (the
+    profiler's kinds: write, read, settings, ...): where a model's time went."""
+    seconds: Dict[str, Dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for statement in recorder.statements:
+        seconds[statement.node.split(".")[-1]][statement.kind] += statement.seconds
+    return {node: dict(kinds) for node, kinds in seconds.items()}
 
 
 def check_truth(spark, truth: dict, label: str) -> None:
@@ -110,13 +122,15 @@ def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int
         land_batch(generated, landing, batch)
         new = {name: value for name, value in landed_files(landing).items() if name not in known}
         started = time.perf_counter()
-        result = builds.build("changed")
+        recorder = StatementRecorder()
+        result = builds.build("changed", callbacks=[recorder])
         build_s = time.perf_counter() - started
         session = spark.newSession()  # fresh file listings, as a reader would see them
         after = billing_lines(session, SCHEMA)
         figures = batch_figures(result, new, before, after)
         check_truth(session, truth[batch - 1], f"batch {number}")
-        figures.update({"build_s": build_s, "jvm_peak_mib": rss_mib(jvm, "VmHWM")})
+        figures.update({"build_s": build_s, "jvm_peak_mib": rss_mib(jvm, "VmHWM"),
+                        "statements": statement_seconds(recorder)})
         print(describe(number, figures, build_s, "of what it wrote", tally(result))
               + f"; totals equal the truth; JVM peak {figures['jvm_peak_mib']:,.0f} MiB", flush=True)
         measured.append(figures)

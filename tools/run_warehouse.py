@@ -14,8 +14,9 @@ read nothing new and write no commit, and its data tests check the warehouse.
 
 Data tests check whole tables in every 4th batch and the last one; the other
 batches check only what their build wrote (the adapter's
-`lakehouse_test_scope: changed`; the reconciliations and other singular tests
-always read whole tables).
+`lakehouse_test_scope: changed`, and the project's selector `per_batch`,
+which leaves out the tests tagged full_builds_only: comparisons another test
+of the build already makes).
 
     python tools/run_warehouse.py [--batches 4] [--events 20000] [--seed 7] [--full-checks-every 4]
 """
@@ -54,12 +55,13 @@ class Builds:
         self.args = args or PROJECT_ARGS
         self.manifest = None
 
-    def build(self, test_scope: str, command: str = "build"):
+    def build(self, test_scope: str, command: str = "build", callbacks: Optional[list] = None):
         """One `dbt build` (or another `command`, such as `run`); dbt's own
         output is kept to warnings and errors (the full log is logs/dbt.log).
         Returns dbt's result; exits on a failure. `test_scope`: 'changed'
         checks what the build wrote, 'full' whole tables (the adapter's
-        lakehouse_test_scope var)."""
+        lakehouse_test_scope var). `callbacks`: dbt event callbacks, such as
+        a profiler's."""
         from dbt.cli.main import dbtRunner
 
         if self.manifest is None:
@@ -67,8 +69,12 @@ class Builds:
             if not parsed.success:
                 sys.exit(f"dbt parse failed: {parsed.exception}; see dbt.log in the log path")
             self.manifest = parsed.result
-        result = dbtRunner(manifest=self.manifest).invoke(
-            ["--log-level", "warn", command, *self.args, "--vars", f"{{lakehouse_test_scope: {test_scope}}}"])
+        # A build that checks what it wrote leaves out the checks that the
+        # build's other tests already make (selectors.yml).
+        selector = ["--selector", "per_batch"] if test_scope == "changed" and command == "build" else []
+        result = dbtRunner(manifest=self.manifest, callbacks=callbacks or []).invoke(
+            ["--log-level", "warn", command, *self.args, *selector,
+             "--vars", f"{{lakehouse_test_scope: {test_scope}}}"])
         if not result.success:
             sys.exit(f"dbt {command} failed; see dbt.log in the log path")
         return result
