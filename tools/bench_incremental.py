@@ -1,9 +1,10 @@
 """Benchmark: an incremental commit read costs what changed, not what the table holds.
 
 For each upstream size N (default 5,000,000 and 50,000,000 billing events over
-30 days), in a process and a lake of its own, an upstream MOR table gets a
-fixed number of its records corrected (default 50,000), all in the last 3
-days (as late events and corrections are in the ads feed). Then it measures:
+30 days), in a process and a lake of its own, an upstream table (merge-on-read
+unless --upstream-type says cow) gets a fixed number of its records corrected
+(default 50,000), all in the last 3 days (as late events and corrections are
+in the ads feed). Then it measures:
 
 - rows and bytes the incremental read (lake_changes) scans, against a snapshot
   read of the same table (Spark's own scan metrics);
@@ -21,7 +22,15 @@ incremental run overtakes the full recompute (each time fitted as a straight
 line through the measured sizes). It prints the figures; it asserts nothing
 (a clock is no test).
 
+With --upstream-type cow the upstream is copy-on-write: its writer rewrites
+each touched file group and, with CDC on, writes the changes' before and after
+images beside it at commit time, so the downstream's read of the changes costs
+what changed. A merge-on-read upstream (the default) writes only log files, and
+Hudi's CDC read makes the before images by merging each touched file group,
+which grows with the records a file group holds.
+
     python tools/bench_incremental.py [--rows 5000000 --rows 50000000] [--change-rows 50000]
+                                      [--upstream-type mor|cow]
 """
 
 from __future__ import annotations
@@ -45,11 +54,13 @@ sys.path.insert(0, str(ROOT / "tools"))
 from profile_batch import statement_kind  # noqa: E402
 
 UPSTREAM = """
-{{ config(materialized='incremental', table_type='mor', unique_key='event_id', precombine_key='version',
+{{ config(materialized='incremental', table_type=var('upstream_type'), unique_key='event_id',
+          precombine_key='version',
           partition_by='event_date', incremental_strategy='upsert',
-          compaction={'mode': 'off'},
           hudi_options={'hoodie.table.cdc.enabled': true,
                         'hoodie.table.cdc.supplemental.logging.mode': 'DATA_BEFORE_AFTER'}) }}
+{#- No compaction on merge-on-read: the corrections stay in log files, as a batch's do before compaction. #}
+{% if var('upstream_type') == 'mor' %}{{ config(compaction={'mode': 'off'}) }}{% endif %}
 select
     id as event_id,
     {{ var('version') }} as version,
@@ -184,13 +195,13 @@ def write_project(project: Path, lake: Path) -> None:
     (project / "models" / "daily_spend_deltas.sql").write_text(DAILY_SPEND_DELTAS)
 
 
-def run_size(rows: int, change_rows: int, work: Path) -> dict:
+def run_size(rows: int, change_rows: int, upstream_type: str, work: Path) -> dict:
     """Load, correct and aggregate an upstream of `rows` records; the figures."""
     project = work / "project"
     write_project(project, work / "lake")
     # Corrections fall in 3 of 30 days (a tenth of the records): 1 in `every` of those.
     every = max(1, round(rows / 10 / change_rows))
-    base = {"rows": rows, "every": every}
+    base = {"rows": rows, "every": every, "upstream_type": upstream_type}
     first_vars, second_vars = json.dumps({**base, "version": 1}), json.dumps({**base, "version": 2})
 
     load = dbt(project, "run", "--select", "events", "--vars", first_vars)
@@ -215,14 +226,16 @@ def run_size(rows: int, change_rows: int, work: Path) -> dict:
         spark, f"select * from hudi_table_changes('bench.events', 'latest_state', '{before}', '{end}')")
     snap_rows, snap_bytes = scan_metrics(spark, "select * from bench.events")
     spark.stop()
-    return {"rows": rows, "corrected": inc_rows, "load_s": load, "change_s": change,
+    return {"rows": rows, "upstream_type": upstream_type, "corrected": inc_rows,
+            "load_s": load, "change_s": change,
             "read": {"incremental": [inc_rows, inc_bytes], "snapshot": [snap_rows, snap_bytes]},
             "aggregates": figures}
 
 
 def print_size(size: dict) -> None:
     (inc_rows, inc_bytes), (snap_rows, snap_bytes) = size["read"]["incremental"], size["read"]["snapshot"]
-    print(f"\nupstream: {size['rows']:,} records; corrected: {size['corrected']:,} (last 3 of 30 days); "
+    print(f"\nupstream ({size['upstream_type'].upper()}): {size['rows']:,} records; "
+          f"corrected: {size['corrected']:,} (last 3 of 30 days); "
           f"load {size['load_s']:.1f} s, correction upsert {size['change_s']:.1f} s")
     print(f"{'':28}{'rows read':>14}{'bytes read':>16}")
     print(f"{'incremental read':28}{inc_rows:>14,}{inc_bytes:>16,}")
@@ -270,6 +283,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, action="append",
                         help="upstream records; repeat for several sizes (default 5000000 and 50000000)")
     parser.add_argument("--change-rows", type=int, default=50_000, help="records corrected (default 50000)")
+    parser.add_argument("--upstream-type", choices=["mor", "cow"], default="mor",
+                        help="the upstream's table type (default mor); see the module's docstring")
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child: one size
     args = parser.parse_args()
@@ -278,7 +293,7 @@ def main() -> None:
     if args.one:
         work = Path(tempfile.mkdtemp(prefix="bench_incremental_"))
         try:
-            print("figures: " + json.dumps(run_size(sizes[0], args.change_rows, work)), flush=True)
+            print("figures: " + json.dumps(run_size(sizes[0], args.change_rows, args.upstream_type, work)), flush=True)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return
@@ -286,7 +301,8 @@ def main() -> None:
     for rows in sizes:
         # A process per size: each gets a JVM and a lake of its own.
         child = subprocess.run([sys.executable, __file__, "--one", "--rows", str(rows),
-                                "--change-rows", str(args.change_rows)], stdout=subprocess.PIPE, text=True)
+                                "--change-rows", str(args.change_rows), "--upstream-type", args.upstream_type],
+                               stdout=subprocess.PIPE, text=True)
         found = [line for line in child.stdout.splitlines() if line.startswith("figures: ")]
         if child.returncode != 0 or not found:
             sys.exit(f"{rows:,} records: failed (exit {child.returncode})")
