@@ -5,8 +5,8 @@
 
     json_value_starts gives two arrays from one pattern: the keys in the
     order they appear, and the first character of each one's value. Both are
-    taken once per line; a regular expression per key read the whole line ten
-    times (about a third of ods_billing_events_raw's query). -#}
+    taken once per line, where a regular expression per key read the whole
+    line ten times. -#}
 
 {% macro json_value_starts(json_text, part) -%}
     {%- set group = {'keys': 1, 'starts': 2}[part] -%}
