@@ -20,7 +20,7 @@ latency from landing to the end of the last ADS model, the Spark JVM's peak
 resident memory) and, per size, the median and worst latency; then the ratio
 of the largest size's median to the smallest's. With --json it also keeps,
 for each batch, every node's seconds and its SQL statements' seconds by kind
-(write, read, settings...). It asserts no time (a clock is no test); it exits
+(the profiler's: write, query, set or reset, describe or show, ...). It asserts no time (a clock is no test); it exits
 non-zero when a build fails or a total differs from the truth.
 
     python tools/bench_freshness.py [--preload 1000000 --preload 10000000] [--batch-events 100000]
@@ -65,8 +65,8 @@ def totals(spark) -> dict:
 
 
 def statement_seconds(recorder: StatementRecorder) -> Dict[str, Dict[str, float]]:
-    """Per node, the seconds of the SQL statements dbt sent, by kind (the
-    profiler's kinds: write, read, settings, ...): where a model's time went."""
+    """Per node, the seconds of the SQL statements dbt sent, by kind
+    (profile_batch.statement_kind): where a model's time went."""
     seconds: Dict[str, Dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for statement in recorder.statements:
         seconds[statement.node.split(".")[-1]][statement.kind] += statement.seconds

@@ -103,7 +103,7 @@ def finished_at(result) -> float:
 def batch_figures(result, new: Snapshot, before: Optional[dict], after: dict) -> dict:
     """One build's figures: billing lines in (None for the process's first
     build: there is no count from before it), seconds per layer and for the
-    tests, latency from landing to ADS."""
+    tests, each node's seconds, latency from landing to ADS."""
     seconds: Dict[str, float] = defaultdict(float)
     nodes: Dict[str, float] = {}  # each model's and test's own seconds, for a profile
     ads_done = 0.0
