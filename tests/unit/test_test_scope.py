@@ -69,8 +69,8 @@ NODES = {"model.p.events": {"resource_type": "model", "name": "events", "schema"
 
 
 def test_a_model_declares_the_upstream_its_rows_follow():
-    upstream, key = test_scope.rows_from(VIEW, NODES)
-    assert (upstream["alias"], key) == ("events", "event_id")
+    upstream, key, partition_by = test_scope.rows_from(VIEW, NODES)
+    assert (upstream["alias"], key, partition_by) == ("events", "event_id", ())
     assert test_scope.rows_from({"name": "plain", "config": {}}, NODES) is None
     scoped = test_scope.rows_from_relation("s.labelled", "s.events", "event_id", SINCE)
     assert scoped == ("(select * from s.labelled where event_id in (select event_id from s.events "
@@ -85,3 +85,48 @@ def test_a_model_declares_the_upstream_its_rows_follow():
 def test_a_wrong_declaration_says_what_to_write(declared, message):
     with pytest.raises(CompilationError, match=message):
         test_scope.rows_from({**VIEW, "config": {"meta": {"lakehouse_rows_from": declared}}}, NODES)
+
+
+def test_the_partitions_written_become_a_filter_on_their_columns():
+    columns, predicate = test_scope.partitions_predicate(
+        ["event_date=2026-11-24", "event_date=2026-11-25", "event_date=2026-11-24"])
+    assert columns == ("event_date",)
+    assert predicate == ("((cast(`event_date` as string) = '2026-11-24') or "
+                         "(cast(`event_date` as string) = '2026-11-25'))")
+    columns, predicate = test_scope.partitions_predicate(
+        ["region=eu/day=2026-11-24", "region=__HIVE_DEFAULT_PARTITION__/day=2026-11-25"])
+    assert columns == ("region", "day")
+    assert predicate == ("((`region` is null and cast(`day` as string) = '2026-11-25') or "
+                         "(cast(`region` as string) = 'eu' and cast(`day` as string) = '2026-11-24'))")
+
+
+@pytest.mark.parametrize("paths", [
+    [""],  # a table not partitioned
+    ["2026-11-24"],  # not hive-style: the path does not name its column
+    ["event_date=2026-11-24", "day=2026-11-25"],  # not one layout
+    ["name=o'brien"],  # a value that cannot be quoted as is
+    [],
+])
+def test_partitions_that_cannot_be_named_prune_nothing(paths):
+    assert test_scope.partitions_predicate(paths) is None
+
+
+def test_the_rows_written_are_read_from_the_partitions_written():
+    columns, predicate = test_scope.partitions_predicate(["event_date=2026-11-24"])
+    since = test_scope.Since("5", "6", partitions=predicate, partition_columns=columns)
+    written = f"{predicate} and _hoodie_commit_time > '5'"
+    assert test_scope.written_filter(since) == written
+    assert test_scope.scoped_relation("s.t", ("keys", ["k"]), since) == (
+        f"(select * from s.t where k in (select k from s.t where {written})) dbt_subquery")
+    # A view with the upstream's partition column: its rows come from those partitions too.
+    assert test_scope.rows_from_relation("s.v", "s.t", "k", since, partition_by=("event_date",)) == (
+        f"(select * from s.v where {predicate} and k in (select k from s.t where {written})) dbt_subquery")
+    # Declared on other columns than the upstream's: the view is not pruned.
+    assert test_scope.rows_from_relation("s.v", "s.t", "k", since, partition_by=("day",)) == (
+        f"(select * from s.v where k in (select k from s.t where {written})) dbt_subquery")
+
+
+def test_a_view_declares_the_partition_columns_it_shares():
+    declared = {"model": "events", "key": "event_id", "partition_by": "event_date"}
+    _, _, partition_by = test_scope.rows_from({**VIEW, "config": {"meta": {"lakehouse_rows_from": declared}}}, NODES)
+    assert partition_by == ("event_date",)

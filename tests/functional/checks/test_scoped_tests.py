@@ -67,12 +67,16 @@ def test_a_scoped_check_catches_a_duplicate_in_the_batch_that_wrote_it(project):
     status, found, sql = second["unique_events_event_id"]
     assert (status, found) == ("fail", 1)
     assert "_hoodie_commit_time >" in sql  # scoped, not a whole-table read
+    # The keys written are looked for in the day the batch wrote (from its
+    # commit's metadata), the duplicates of those keys in every day.
+    assert "cast(`event_date` as string) = '2026-11-21'" in sql and "'2026-11-20'" not in sql
     assert project.scalar("select count(*) from {schema}.events where event_id = 'e1'") == 2
 
     # Batch 3 touches e5 and e6 only: the key check does not read e1 again, the
     # row check finds the null cost the batch brought.
     third = statuses(build(project, 3, expect_ok=False))
     assert third["unique_events_event_id"][:2] == ("pass", 0)
+    assert "cast(`event_date` as string) = '2026-11-22'" in third["unique_events_event_id"][2]
     assert third["not_null_events_cost"][:2] == ("fail", 1)
 
     # A full check, and a plain `dbt test` (it wrote nothing), read everything.
@@ -122,10 +126,11 @@ def test_one_check_for_many_columns_names_the_null_ones_in_the_batch_that_wrote_
 
 
 # A view with one row per event (a dimension joined on), declared so: its key
-# and row tests read the events the build wrote. The label for 2026-11-21 comes
-# twice from batch 2 on, so every event of that day fans out in the view.
+# and row tests read the events the build wrote, in the days it wrote (the view
+# has the events' partition column). The label for 2026-11-21 comes twice from
+# batch 2 on, so every event of that day fans out in the view.
 EVENTS = """
-    {{ config(materialized='incremental', table_type='cow', unique_key='event_id') }}
+    {{ config(materialized='incremental', table_type='cow', unique_key='event_id', partition_by='event_date') }}
     select event_id, event_date, cost from (values
         (1, 'e1', date'2026-11-20', 10),
         (1, 'e2', date'2026-11-21', 20),
@@ -146,8 +151,9 @@ LABELS = """
 """
 
 LABELLED = """
-    {{ config(materialized='view', meta={'lakehouse_rows_from': {'model': '%s', 'key': 'event_id'}}) }}
-    select events.event_id, events.cost, labels.label
+    {{ config(materialized='view', meta={'lakehouse_rows_from': {
+        'model': '%s', 'key': 'event_id', 'partition_by': 'event_date'}}) }}
+    select events.event_id, events.event_date, events.cost, labels.label
     from {{ ref('events') }} as events
     left join {{ ref('labels') }} as labels on events.event_date = labels.label_date
 """
@@ -181,6 +187,8 @@ def test_a_view_declaring_its_upstream_is_checked_on_the_rows_the_upstream_wrote
     status, found, sql = second[unique]
     assert (status, found) == ("fail", 1)
     assert "event_id in (select event_id from" in sql and "_hoodie_commit_time >" in sql
+    # The view's rows are read from that day only, and so are the keys.
+    assert sql.count("cast(`event_date` as string) = '2026-11-21'") == 2 and "'2026-11-20'" not in sql
     assert "_hoodie_commit_time >" in second[not_null][2]
     assert project.scalar("select count(*) from {schema}.labelled where event_id in ('e2', 'e3')") == 4
 

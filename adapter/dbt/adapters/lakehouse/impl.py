@@ -7,7 +7,7 @@ import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 from zoneinfo import ZoneInfo
 
 from dbt.adapters.base.meta import available
@@ -67,6 +67,7 @@ class LakehouseAdapter(SparkAdapter):
         # Per table this invocation wrote: its latest commit before the write
         # (None when the write created it), for data tests scoped to what changed.
         self._written_since: Dict[str, Optional[test_scope.Since]] = {}
+        self._partitions_read: Set[str] = set()
         # Names this run's scratch tables under optimistic concurrency.
         self._run_token = uuid.uuid4().hex[:8]
 
@@ -409,6 +410,32 @@ class LakehouseAdapter(SparkAdapter):
             self._written_since[key] = None if existing is None or existing.is_view else self._latest_commit(key)
         return ""
 
+    def _written_after(self, key: str) -> Optional[test_scope.Since]:
+        """The table's commit before this invocation wrote it (None: not
+        written, or created by it), with the partitions its later commits
+        wrote, read once from their commit metadata when a test first asks (the
+        tests of a model run after its write)."""
+        since = self._written_since.get(key)
+        if since is None or key in self._partitions_read:
+            return since
+        commits = [str(c["commit_time"]) for c in self._completed_commits(key, 20)]
+        later = [instant for instant in commits if instant > since.instant]
+        # Not all of them listed (20 writes since): leave every partition in.
+        if later and len(later) < len(commits):
+            paths = []
+            for instant in later:
+                _, rows = self.execute(
+                    f"call show_commit_partitions(table => '{key}', instant_time => '{instant}')", fetch=True)
+                paths.extend(str(row["partition_path"]) for row in rows)
+            written = test_scope.partitions_predicate(paths)
+            if written:
+                since = dataclasses.replace(since, partition_columns=written[0], partitions=written[1])
+        elif commits and not later:  # the model wrote nothing: no row to read
+            since = dataclasses.replace(since, partitions="false")
+        self._written_since[key] = since
+        self._partitions_read.add(key)
+        return since
+
     @staticmethod
     def _table_key(relation: BaseRelation) -> str:
         return f"{relation.schema}.{relation.identifier}".lower()
@@ -430,18 +457,18 @@ class LakehouseAdapter(SparkAdapter):
         kind = test_scope.test_kind(test_node.get("test_metadata"), config.get("meta"))
         if kind is None:
             return None
-        since = self._written_since.get(self._table_key(relation))
+        since = self._written_after(self._table_key(relation))
         if since:
             return test_scope.scoped_relation(str(relation), kind, since, where)
         follows = test_scope.rows_from(tested, nodes or {}) if tested else None
         if follows is None:
             return None
-        upstream, key = follows
+        upstream, key, partition_by = follows
         upstream_relation = self.Relation.create(schema=upstream.get("schema"), identifier=upstream.get("alias"))
-        since = self._written_since.get(self._table_key(upstream_relation))
+        since = self._written_after(self._table_key(upstream_relation))
         if not since:
             return None
-        return test_scope.rows_from_relation(str(relation), str(upstream_relation), key, since, where)
+        return test_scope.rows_from_relation(str(relation), str(upstream_relation), key, since, where, partition_by)
 
     @available
     def changed_values_sql(self, relations: List[Any], columns: List[str], scope_mode: str) -> Optional[str]:
@@ -455,7 +482,7 @@ class LakehouseAdapter(SparkAdapter):
         for relation in relations:
             if not isinstance(relation, BaseRelation):
                 return None
-            since = self._written_since.get(self._table_key(relation))
+            since = self._written_after(self._table_key(relation))
             if not since:
                 return None
             written.append((str(relation), since))

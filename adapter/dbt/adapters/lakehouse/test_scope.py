@@ -40,7 +40,7 @@ batches between full runs (`full`, the default), not instead of them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Mapping, Optional, Tuple
+from typing import Any, Iterable, List, Mapping, Optional, Tuple
 
 from dbt_common.exceptions import CompilationError
 
@@ -91,6 +91,11 @@ class Since:
 
     instant: str  # the rows of later commits carry a greater _hoodie_commit_time
     completed: str  # an incremental read of the later commits begins here
+    # Once the write is done: a filter on the partition columns that keeps the
+    # partitions the later commits wrote (partitions_predicate), so that a
+    # query for their rows reads only those partitions. None: all of them.
+    partitions: Optional[str] = None
+    partition_columns: Tuple[str, ...] = ()
 
 
 def written_rows(relation: str, since: Since) -> str:
@@ -100,11 +105,43 @@ def written_rows(relation: str, since: Since) -> str:
 
 
 def written_filter(since: Since) -> str:
-    """The same rows as a filter. It reads every file of the table, but can
-    sit in a query that reads the table again: Spark 3.5 fails (an internal
+    """The same rows as a filter. It reads every file of the partitions the
+    commits wrote (of the whole table when they are not known), but can sit
+    in a query that reads the table again: Spark 3.5 fails (an internal
     assertion in ColumnarToRowExec, when it looks for an exchange to reuse)
     on some queries that read a table both whole and incrementally."""
-    return f"_hoodie_commit_time > '{since.instant}'"
+    later = f"_hoodie_commit_time > '{since.instant}'"
+    return f"{since.partitions} and {later}" if since.partitions else later
+
+
+# Hudi's folder for the rows whose partition value is null.
+NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+
+
+def partitions_predicate(paths: Iterable[str]) -> Optional[Tuple[Tuple[str, ...], str]]:
+    """(the partition columns, a filter that keeps the partitions named by
+    Hudi's hive-style partition paths: `event_date=2024-05-01`, `a=1/b=x`, as
+    its commit metadata lists them); None when one is not of that form (a
+    table not partitioned, or not hive-style), so that nothing is pruned. The
+    columns are compared as strings: a path holds the value's text, as the
+    writer cast it."""
+    alternatives = []
+    columns: Tuple[str, ...] = ()
+    for path in sorted(set(paths)):
+        parts = [part.partition("=") for part in path.split("/")]
+        if any(not sep or not column or "`" in column or "'" in value or "\\" in value
+               for column, sep, value in parts):
+            return None
+        named = tuple(column for column, _, _ in parts)
+        if columns and named != columns:  # not one layout: a table repartitioned
+            return None
+        columns = named
+        terms = [f"`{column}` is null" if value == NULL_PARTITION else f"cast(`{column}` as string) = '{value}'"
+                 for column, _, value in parts]
+        alternatives.append("(" + " and ".join(terms) + ")")
+    if not alternatives:
+        return None
+    return columns, "(" + " or ".join(alternatives) + ")"
 
 
 def scoped_relation(relation: str, kind: Tuple[str, List[str]], since: Since, where: str = "") -> str:
@@ -129,35 +166,48 @@ def keyed_rows(relation: str, keyed: str, where: str = "") -> str:
 
 def rows_from(
     model: Mapping[str, Any], nodes: Mapping[str, Mapping[str, Any]]
-) -> Optional[Tuple[Mapping[str, Any], str]]:
-    """(upstream node, key) that `model` declares its rows follow
-    (meta lakehouse_rows_from), or None; a declaration that names no direct
-    upstream model or no key fails with what to write instead."""
+) -> Optional[Tuple[Mapping[str, Any], str, Tuple[str, ...]]]:
+    """(upstream node, key, partition columns) that `model` declares its rows
+    follow (meta lakehouse_rows_from), or None; a declaration that names no
+    direct upstream model or no key fails with what to write instead. The
+    optional `partition_by` names the upstream's partition columns when
+    `model` has them too, with each row's values: its rows are then read from
+    the partitions the upstream's writes touched."""
     declared = ((model.get("config") or {}).get("meta") or {}).get(ROWS_FROM_KEY)
     if not declared:
         return None
     name = model.get("name", "")
     upstream = declared.get("model") if isinstance(declared, Mapping) else None
     key = declared.get("key") if isinstance(declared, Mapping) else None
-    if not upstream or not key or not isinstance(key, str):
+    partition_by = (declared.get("partition_by") or ()) if isinstance(declared, Mapping) else ()
+    if isinstance(partition_by, str):
+        partition_by = (partition_by,)
+    columns_ok = isinstance(partition_by, (list, tuple)) and all(isinstance(c, str) for c in partition_by)
+    if not upstream or not key or not isinstance(key, str) or not columns_ok:
         raise CompilationError(
             f"'{name}': meta {ROWS_FROM_KEY} is {declared!r}; write it as a model this one selects from and the "
-            f"key they share, e.g. {{model: fct_events, key: event_id}}.")
+            f"key they share, e.g. {{model: fct_events, key: event_id}}, and optionally the partition "
+            f"columns they share, e.g. partition_by: event_date.")
     for unique_id in (model.get("depends_on") or {}).get("nodes") or []:
         node = nodes.get(unique_id) or {}
         if node.get("resource_type") == "model" and node.get("name") == upstream:
-            return node, key
+            return node, key, tuple(partition_by)
     raise CompilationError(
         f"'{name}': meta {ROWS_FROM_KEY} names model {upstream!r}, which '{name}' does not select from "
         f"(ref it in its SQL, or name the model it does ref).")
 
 
-def rows_from_relation(relation: str, upstream: str, key: str, since: Since, where: str = "") -> str:
+def rows_from_relation(relation: str, upstream: str, key: str, since: Since, where: str = "",
+                       partition_by: Tuple[str, ...] = ()) -> str:
     """The rows of `relation` whose `key` the writes to `upstream` after
     `since` wrote: for both row and key tests, since each row of `relation`
     is the upstream's row of that key. (A filter on the upstream, not an
-    incremental read: `relation` reads the upstream whole.)"""
+    incremental read: `relation` reads the upstream whole.) With the
+    upstream's `partition_by` columns, `relation`'s rows are read from the
+    partitions the writes touched only."""
     keyed = f"{key} in (select {key} from {upstream} where {written_filter(since)})"
+    if since.partitions and partition_by and tuple(partition_by) == since.partition_columns:
+        keyed = f"{since.partitions} and {keyed}"
     return keyed_rows(relation, keyed, where)
 
 
