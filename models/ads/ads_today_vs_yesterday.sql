@@ -1,25 +1,37 @@
 {#- Spend today so far against yesterday up to the same time of day, by
     industry and in total (industry `all`). "Now" is the newest billed event
     (the data's own clock); yesterday counts the events up to exactly 24 hours
-    before it. Reads the two days' partitions of DWD only. -#}
+    before it. Reads the two days' partitions of DWD only (billing_clock). -#}
 
 {{ config(unique_key='industry') }}
 
 with
 
+clock as (
+
+    {{ billing_clock() }}
+
+),
+
 as_of as (
 
     select
-        max(event_time) as as_of_time,
-        to_date(max(event_time)) as today,
-        date_sub(to_date(max(event_time)), 1) as yesterday
-    from {{ ref('dwd_billing_events') }}
+        as_of_time,
+        to_date(as_of_time) as today,
+        date_sub(to_date(as_of_time), 1) as yesterday
+    from clock
 
 ),
 
 events as (
 
+    {#- The scalar subquery prunes DWD to the two days' partitions (the
+        cross join with as_of below would not). -#}
     select * from {{ ref('dwd_billing_events') }}
+    where event_date >= (
+        select date_sub(max(event_date), 1) as yesterday
+        from {{ ref('dws_spend_daily') }}
+    )
 
 ),
 

@@ -14,8 +14,7 @@ daily as (
 
 as_of as (
 
-    select max(event_time) as as_of_time
-    from {{ ref('dwd_billing_events') }}
+    {{ billing_clock() }}
 
 ),
 
