@@ -29,9 +29,11 @@ class Warehouse:
         self.truth = generate(self.generated, **params)["batches"] if params else []
         profiles = root / "profiles"
         profiles.mkdir()
+        # The threads of the project's own profile (profiles/profiles.yml).
+        threads = yaml.safe_load((REPO / "profiles" / "profiles.yml").read_text())["adlake"]["outputs"]["local"]["threads"]
         (profiles / "profiles.yml").write_text(yaml.safe_dump({"adlake": {"target": "local", "outputs": {
             "local": {"type": "lakehouse", "method": "session", "schema": schema,
-                      "lake_dir": str(lake_dir), "hudi_jar": str(hudi_jar()), "threads": 1}}}}))
+                      "lake_dir": str(lake_dir), "hudi_jar": str(hudi_jar()), "threads": threads}}}}))
         self.profiles = profiles
 
     def land(self, batch: int) -> None:

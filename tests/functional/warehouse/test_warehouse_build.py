@@ -7,7 +7,7 @@ from tests.functional.scan_metrics import files_read, table_scans
 # The data tests tagged full_builds_only: the per_batch selector leaves them out.
 FULL_BUILDS_ONLY = {"cost_conserved_dwd_to_dws_hourly", "cost_conserved_dwd_to_dws_daily",
                     "cost_conserved_dws_hourly_to_daily", "cost_conserved_dws_daily_to_ads_industry",
-                    "cost_conserved_dws_daily_to_ads_customer"}
+                    "cost_conserved_dws_daily_to_ads_customer", "cost_conserved_dwd_to_dwd_enriched"}
 
 
 def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
