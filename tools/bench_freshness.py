@@ -169,7 +169,7 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=5, help="measured batches per size (default 5)")
     parser.add_argument("--preload-chunk", type=int, default=1_000_000, help="events landed per preload run")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")
+    parser.add_argument("--threads", type=int, default=4, help="dbt threads (default 4, as make run)")
     parser.add_argument("--work", type=Path, help="work folder, kept (default: a temporary one, removed after)")
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child: one size, JSON on stdout's last line

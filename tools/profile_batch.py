@@ -16,8 +16,15 @@ batch and runs `dbt parse` and `dbt build` on it with everything recorded:
 
 It prints the top costs, and writes everything as JSON with --json.
 
+The batches before the profiled one are built one `dbt build` each, or, with
+--preload-chunk K, landed K at a time and built with one `dbt run` per chunk
+(a large warehouse in minutes; what is profiled is still the last batch's
+build). --scope changed profiles the build continuous mode runs on a batch
+(data tests of what it wrote, the per_batch selector); --threads sets dbt's.
+
     python tools/profile_batch.py [--events 20000] [--batches 2] [--seed 7]
                                   [--lake DIR] [--top 12] [--json FILE] [--vars YAML]
+                                  [--preload-chunk K] [--scope full|changed] [--threads N]
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Dict, List, Optional
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -219,25 +228,37 @@ def report(profiles: List[NodeProfile], parse_s: float, build_s: float, top: int
     }
 
 
-def profile_batch(work: Path, events: int, batches: int, seed: int, top: int, dbt_vars: str) -> dict:
+def with_scope(dbt_vars: str, scope: str) -> str:
+    """The --vars of a build with lakehouse_test_scope set to `scope`."""
+    values = yaml.safe_load(dbt_vars) or {}
+    values["lakehouse_test_scope"] = scope
+    return yaml.safe_dump(values, default_flow_style=True).strip()
+
+
+def profile_batch(work: Path, events: int, batches: int, seed: int, top: int, dbt_vars: str,
+                  preload_chunk: int = 0, scope: str = "full", threads: int = 1) -> dict:
     lake, landing, generated, event_log = work / "lake", work / "landing", work / "generated", work / "eventlog"
     for folder in (lake, landing, event_log, work / "target"):  # a fresh warehouse every time
         shutil.rmtree(folder, ignore_errors=True)
     event_log.mkdir(parents=True)
-    write_profile(work / "profiles", lake, spark_conf={
+    write_profile(work / "profiles", lake, threads=threads, spark_conf={
         "spark.eventLog.enabled": "true", "spark.eventLog.dir": event_log.as_uri()})
     os.environ["ADLAKE_LANDING_DIR"] = str(landing)
     generate(generated, seed=seed, events=events, batches=batches, force=True)
-    vars_args = ["--vars", dbt_vars]
+    vars_args = ["--vars", with_scope(dbt_vars, scope)]
+    # What continuous mode leaves out of a build that checks what it wrote.
+    selector = ["--selector", "per_batch"] if scope == "changed" else []
 
     manifest = None
-    for batch in range(1, batches):
+    chunk = max(1, preload_chunk)
+    for first in range(1, batches, chunk):
         started = time.perf_counter()
-        files, lines = land_batch(generated, landing, batch)
+        last = min(first + chunk - 1, batches - 1)
+        lines = sum(land_batch(generated, landing, batch)[1] for batch in range(first, last + 1))
         if manifest is None:
             manifest = dbt_invoke(["parse", *vars_args], work)
-        dbt_invoke(["build", *vars_args], work, manifest=manifest)
-        print(f"batch {batch} (not profiled): {lines:,} lines in {files} files, "
+        dbt_invoke(["run" if preload_chunk else "build", *vars_args], work, manifest=manifest)
+        print(f"batches {first}-{last} (not profiled): {lines:,} lines, "
               f"built in {time.perf_counter() - started:.1f} s", flush=True)
 
     files, lines = land_batch(generated, landing, batches)
@@ -247,7 +268,7 @@ def profile_batch(work: Path, events: int, batches: int, seed: int, top: int, db
     manifest = dbt_invoke(["parse", *vars_args], work)
     parse_s = time.perf_counter() - started
     started = time.perf_counter()
-    results = dbt_invoke(["build", *vars_args], work, manifest=manifest, callbacks=[recorder])
+    results = dbt_invoke(["build", *selector, *vars_args], work, manifest=manifest, callbacks=[recorder])
     build_s = time.perf_counter() - started
 
     profiles = node_profiles(results.results, read_jobs(event_log), recorder.statements, lake / "warehouse")
@@ -265,13 +286,20 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=12, help="models and tests to list (default 12)")
     parser.add_argument("--json", type=Path, help="write the whole profile here")
     parser.add_argument("--vars", default="{}", help="dbt --vars for every build (YAML)")
+    parser.add_argument("--preload-chunk", type=int, default=0, metavar="K",
+                        help="land the batches before the profiled one K at a time, one `dbt run` each "
+                             "(default: one `dbt build` per batch)")
+    parser.add_argument("--scope", choices=("full", "changed"), default="full",
+                        help="the profiled build's data tests: whole tables, or what it wrote (default full)")
+    parser.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")
     args = parser.parse_args()
     if args.batches < 1:
         parser.error("--batches must be at least 1")
 
     work = args.lake or Path(tempfile.mkdtemp(prefix="adlake_profile_"))
     try:
-        figures = profile_batch(work, args.events, args.batches, args.seed, args.top, args.vars)
+        figures = profile_batch(work, args.events, args.batches, args.seed, args.top, args.vars,
+                                args.preload_chunk, args.scope, args.threads)
         if args.json:
             args.json.write_text(json.dumps(figures, indent=2, default=str))
             print(f"\nprofile written to {args.json}")
