@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, Generator, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Generator, Optional, Tuple
 
 from dbt.adapters.contracts.connection import AdapterResponse, Connection, ConnectionState
 from dbt.adapters.spark.connections import SparkConnectionManager, SparkConnectionMethod
@@ -55,18 +55,38 @@ class LakehouseConnectionManager(SparkConnectionManager):
     ) -> Tuple[AdapterResponse, "agate.Table"]:
         if not READS_TABLE_CHANGES.search(sql):
             return super().execute(sql, auto_begin, fetch, limit)
-        _, cursor = self.add_query(f"set {VECTORIZED_PARQUET}", auto_begin)
-        before = cursor.fetchall()[0][1]
-        self.add_query(f"set {VECTORIZED_PARQUET}=false", auto_begin)
+        setting = self._setter(auto_begin)
+        before = setting(None)
+        setting("false")
         try:
             result = super().execute(sql, auto_begin, fetch, limit)
         except Exception:
             # The query's own error is the one to report, not the reset's.
             with suppress(Exception):
-                self.add_query(f"set {VECTORIZED_PARQUET}={before}", auto_begin)
+                setting(before)
             raise
-        self.add_query(f"set {VECTORIZED_PARQUET}={before}", auto_begin)
+        setting(before)
         return result
+
+    def _setter(self, auto_begin: bool) -> Callable[[Optional[str]], str]:
+        """Reads (None) or sets the vectorized reader's setting on this
+        connection: on the embedded session through its configuration, without
+        a statement (each costs 10-15 ms); on a server with `set`."""
+        session = getattr(getattr(self.get_thread_connection().handle, "handle", None), "session", None)
+
+        def embedded(value: Optional[str]) -> str:
+            if value is not None:
+                session.conf.set(VECTORIZED_PARQUET, value)
+            return str(session.conf.get(VECTORIZED_PARQUET, "true"))
+
+        def statement(value: Optional[str]) -> str:
+            if value is not None:
+                self.add_query(f"set {VECTORIZED_PARQUET}={value}", auto_begin)
+                return value
+            _, cursor = self.add_query(f"set {VECTORIZED_PARQUET}", auto_begin)
+            return str(cursor.fetchall()[0][1])
+
+        return embedded if session is not None else statement
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:

@@ -17,7 +17,9 @@ from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.lakehouse import commit_reads, concurrency, recovery, test_scope, unchanged_builds
+from dbt.adapters.lakehouse import (
+    commit_reads, concurrency, recovery, session_settings, test_scope, unchanged_builds,
+)
 from dbt.adapters.lakehouse.commit_reads import ChangeRead
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig
@@ -125,6 +127,29 @@ class LakehouseAdapter(SparkAdapter):
         settings come and go, these stay."""
         params = self.config.credentials.server_side_parameters
         return {k: str(v) for k, v in params.items() if k.startswith("hoodie.")}
+
+    @available
+    def replace_write_settings(self, settings: Dict[str, Any]) -> str:
+        """Make `settings` (empty: none) this connection's write settings,
+        on top of its own (session_settings.py)."""
+        connection = self.connections.get_thread_connection()
+        session = getattr(getattr(connection.handle, "handle", None), "session", None)
+        if session is not None:  # embedded: the session's own configuration
+            current = {row[0]: row[1] for row in session.sql("set").collect()}
+        else:
+            _, rows = self.execute("set", fetch=True)
+            current = {str(row[0]): str(row[1]) for row in rows}
+        resets, sets = session_settings.plan(current, self.connection_hudi_settings(), settings)
+        logger.debug(f"Write settings on {connection.name}: reset {resets}, set {sorted(sets)}")
+        if session is not None:
+            for key in resets:
+                session.conf.unset(key)
+            for key, value in sets.items():
+                session.conf.set(key, value)
+        else:
+            for statement in session_settings.statements(resets, sets):
+                self.execute(statement)
+        return ""
 
     # --- recovery from a writer that died -------------------------------------
 
