@@ -4,10 +4,10 @@
     a scalar subquery on the partition column lets Spark read that one day's
     files of dwd_billing_events, rather than the whole table, for the max. -#}
 {% macro billing_clock() %}
-    select max(event_time) as as_of_time
-    from {{ ref('dwd_billing_events') }}
-    where event_date = (
-        select max(event_date) as newest_day
-        from {{ ref('dws_spend_daily') }}
+    select max(dwd.event_time) as as_of_time
+    from {{ ref('dwd_billing_events') }} as dwd
+    where dwd.event_date = (
+        select max(daily.event_date) as newest_day
+        from {{ ref('dws_spend_daily') }} as daily
     )
 {% endmacro %}

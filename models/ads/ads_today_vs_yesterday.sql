@@ -23,15 +23,19 @@ as_of as (
 
 ),
 
+days_read as (
+
+    select date_sub(max(event_date), 1) as first_day
+    from {{ ref('dws_spend_daily') }}
+
+),
+
 events as (
 
     {#- The scalar subquery prunes DWD to the two days' partitions (the
         cross join with as_of below would not). -#}
     select * from {{ ref('dwd_billing_events') }}
-    where event_date >= (
-        select date_sub(max(event_date), 1) as yesterday
-        from {{ ref('dws_spend_daily') }}
-    )
+    where event_date >= (select days_read.first_day from days_read)
 
 ),
 
