@@ -2,11 +2,15 @@
     exactly once. Duplicates and out-of-order changes are kept; dwd_accounts
     applies them in change_seq order. -#}
 
+{#- With no new file the model is not run (skip_unchanged). #}
+{%- set files_to_read = landed_files_to_read('account_changes') %}
+{%- if files_to_read == 'false' %}{% do lakehouse_nothing_to_read() %}{% endif %}
+
 with
 
 landed as (
 
-    select * from {{ landed_lines('account_changes') }} as landed
+    select * from {{ landed_lines('account_changes', files_to_read) }} as landed
 
 ),
 

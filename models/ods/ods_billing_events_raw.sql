@@ -9,8 +9,10 @@
 {%- set text_keys = ['event_id', 'event_type', 'event_time', 'billing_type'] %}
 {%- set number_keys = ['event_version', 'account_id', 'campaign_id', 'ad_id', 'media_id', 'cost_micros'] %}
 {%- set value_keys, value_starts = 'parsed.json_value_keys', 'parsed.json_value_starts' %}
-{#- The folder is listed once; both reads below open the same files. #}
+{#- The folder is listed once; both reads below open the same files. With no
+    new file the model is not run (skip_unchanged). #}
 {%- set files_to_read = landed_files_to_read('billing_events') %}
+{%- if files_to_read == 'false' %}{% do lakehouse_nothing_to_read() %}{% endif %}
 
 with
 

@@ -103,3 +103,36 @@ def test_an_incremental_model_with_nothing_new_to_read_is_not_run(project):
     # A change of its own source code: it runs.
     project.model("labelled", LABELLED.format(extra=", 1 as one"))
     assert not run_labelled("--vars", "{v: 10}")
+
+
+DECLARING = """
+    {{ config(materialized='incremental', unique_key='id', skip_unchanged=true) }}
+    {% if var('nothing_new', false) %}{% do lakehouse_nothing_to_read() %}{% endif %}
+    select 1 as id, {{ var('v', 1) }} as v
+"""
+
+
+def test_a_model_that_says_it_has_nothing_new_to_read_is_not_run(project):
+    # As a model reading a landing folder does when no file in it is new.
+    project.model("landed", DECLARING)
+    log = project.root / "logs" / "dbt.log"
+
+    def run(*args):
+        start = log.stat().st_size if log.exists() else 0
+        project.dbt("run", "--vars", "{" + ", ".join(args) + "}")
+        with open(log) as handle:
+            handle.seek(start)
+            return "landed: nothing new to read; not run" in handle.read()
+
+    # A first run creates the table even when it says so.
+    assert not run("nothing_new: true")
+    built = project.completed_instants("landed")
+    assert len(built) == 1
+    # Said, on an existing table: no Spark work, no commit, the rows unchanged.
+    assert run("nothing_new: true", "v: 2")
+    assert project.completed_instants("landed") == built
+    assert project.scalar("select v from {schema}.landed") == 1
+    # Not said: it runs and writes.
+    assert not run("v: 2")
+    assert len(project.completed_instants("landed")) == 2
+    assert project.scalar("select v from {schema}.landed") == 2

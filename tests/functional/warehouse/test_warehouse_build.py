@@ -57,8 +57,16 @@ def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
                 for table in (house.lake_dir / "warehouse" / f"wh_{layer}.db").iterdir()
                 if (table / ".hoodie").is_dir()}
     before = timelines()
+    log = house.root / "logs" / "dbt.log"
+    start = log.stat().st_size
     house.dbt("run")
     assert timelines() == before
+    # The ODS models that read the landing folder found no new file there: not run at all.
+    with open(log) as handle:
+        handle.seek(start)
+        logged = handle.read()
+    for model in ("ods_billing_events_raw", "ods_account_changes"):
+        assert f"{model}: nothing new to read; not run" in logged, model
 
     dwd = house.lake_dir / "warehouse" / "wh_dwd.db" / "dwd_billing_events"
     assert read_properties(dwd / ".hoodie" / "hoodie.properties")["hoodie.table.type"] == "MERGE_ON_READ"

@@ -70,6 +70,9 @@ class LakehouseAdapter(SparkAdapter):
         # (None when the write created it), for data tests scoped to what changed.
         self._written_since: Dict[str, Optional[test_scope.Since]] = {}
         self._partitions_read: Set[str] = set()
+        # Incremental models whose SQL said, as it compiled, that it has
+        # nothing new to read (lakehouse_nothing_to_read).
+        self._nothing_to_read: Set[str] = set()
         # Names this run's scratch tables under optimistic concurrency.
         self._run_token = uuid.uuid4().hex[:8]
 
@@ -373,6 +376,8 @@ class LakehouseAdapter(SparkAdapter):
         lake_changes in this run is empty, and its definition and its other
         upstreams are what `existing` was last written from (see
         unchanged_builds)."""
+        if model["unique_id"] in self._nothing_to_read and existing is not None and not existing.is_view:
+            return True
         reads = self.change_reads(model)
         if not reads:
             return False
@@ -382,6 +387,14 @@ class LakehouseAdapter(SparkAdapter):
         built_from = self._note_built_from(model, model.get("raw_code") or "", others)
         return (built_from is not None and all(read.is_empty for read in reads)
                 and self._last_built_from(existing) == built_from)
+
+    @available
+    def note_nothing_to_read(self, model: Dict[str, Any]) -> str:
+        """Called while the model's SQL compiles (lakehouse_nothing_to_read):
+        it found nothing new in what it reads (a landing folder with no new
+        file), so with skip_unchanged it is not run."""
+        self._nothing_to_read.add(model["unique_id"])
+        return ""
 
     def _note_built_from(self, model: Dict[str, Any], code: str,
                          upstreams: List[Optional[BaseRelation]]) -> Optional[str]:
