@@ -1,4 +1,4 @@
-{#- The warehouse's "now": the time of the newest billed event, as of_time.
+{#- The warehouse's "now": the time of the newest billed event, as_of_time.
     The newest day with events is read from dws_spend_daily (a small table,
     which keeps only days with events, built from DWD in the same run), and
     a scalar subquery on the partition column lets Spark read that one day's
