@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, Callable, Generator, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Generator, Optional, Tuple
 
 from dbt.adapters.contracts.connection import AdapterResponse, Connection, ConnectionState
 from dbt.adapters.spark.connections import SparkConnectionManager, SparkConnectionMethod
@@ -30,6 +30,12 @@ WRITE_CONFLICT = "HoodieWriteConflictException"
 # start, and the session gets its setting back afterwards.
 READS_TABLE_CHANGES = re.compile(r"\bhudi_table_changes\s*\(", re.IGNORECASE)
 VECTORIZED_PARQUET = "spark.sql.parquet.enableVectorizedReader"
+
+
+def child_session(connection: Connection) -> Optional[Any]:
+    """The connection's own child Spark session on the embedded method (its
+    configuration can be read and set without a statement); None on a server."""
+    return getattr(getattr(connection.handle, "handle", None), "session", None)
 
 
 class LakehouseConnectionManager(SparkConnectionManager):
@@ -72,7 +78,7 @@ class LakehouseConnectionManager(SparkConnectionManager):
         """Reads (None) or sets the vectorized reader's setting on this
         connection: on the embedded session through its configuration, without
         a statement (each costs 10-15 ms); on a server with `set`."""
-        session = getattr(getattr(self.get_thread_connection().handle, "handle", None), "session", None)
+        session = child_session(self.get_thread_connection())
 
         def embedded(value: Optional[str]) -> str:
             if value is not None:

@@ -21,7 +21,7 @@ from dbt.adapters.lakehouse import (
     commit_reads, concurrency, recovery, session_settings, test_scope, unchanged_builds,
 )
 from dbt.adapters.lakehouse.commit_reads import ChangeRead
-from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
+from dbt.adapters.lakehouse.connections import LakehouseConnectionManager, child_session
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig
 
 logger = AdapterLogger("Lakehouse")
@@ -136,7 +136,7 @@ class LakehouseAdapter(SparkAdapter):
         """Make `settings` (empty: none) this connection's write settings,
         on top of its own (session_settings.py)."""
         connection = self.connections.get_thread_connection()
-        session = getattr(getattr(connection.handle, "handle", None), "session", None)
+        session = child_session(connection)
         if session is not None:  # embedded: the session's own configuration
             current = {row[0]: row[1] for row in session.sql("set").collect()}
         else:
