@@ -91,25 +91,37 @@ class StopRequest:
         print("\nstopping after this batch (Ctrl-C again to stop now)", flush=True)
 
 
+def _epoch(moment) -> float:
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+
+
 def finished_at(result) -> float:
     """When a node finished executing, in seconds since the epoch."""
     ends = [t.completed_at for t in result.timing if t.name == "execute" and t.completed_at]
-    if not ends:
-        return 0.0
-    end = ends[-1]
-    return (end if end.tzinfo else end.replace(tzinfo=timezone.utc)).timestamp()
+    return _epoch(ends[-1]) if ends else 0.0
+
+
+def started_at(result) -> float:
+    """When a node started compiling, in seconds since the epoch."""
+    starts = [t.started_at for t in result.timing if t.started_at]
+    return _epoch(starts[0]) if starts else 0.0
 
 
 def batch_figures(result, new: Snapshot, before: Optional[dict], after: dict) -> dict:
     """One build's figures: billing lines in (None for the process's first
     build: there is no count from before it), seconds per layer and for the
-    tests, each node's seconds, latency from landing to ADS."""
+    tests, each node's seconds and span, latency from landing to ADS."""
     seconds: Dict[str, float] = defaultdict(float)
     nodes: Dict[str, float] = {}  # each model's and test's own seconds, for a profile
+    spans: Dict[str, List[float]] = {}  # each node's [start, end] since landing: the critical path
     ads_done = 0.0
+    landed_at = min(mtime for _, mtime in new.values()) / 1e9
     for node_result in result.result.results:
         node = node_result.node
         nodes[node.name] = node_result.execution_time
+        if finished_at(node_result):
+            spans[node.name] = [round(started_at(node_result) - landed_at, 2),
+                                round(finished_at(node_result) - landed_at, 2)]
         if node.resource_type == "test":
             seconds["tests"] += node_result.execution_time
         elif node.resource_type in ("model", "seed") and len(node.fqn) > 2:
@@ -117,13 +129,13 @@ def batch_figures(result, new: Snapshot, before: Optional[dict], after: dict) ->
             seconds[layer] += node_result.execution_time
             if layer == "ads":
                 ads_done = max(ads_done, finished_at(node_result))
-    landed_at = min(mtime for _, mtime in new.values()) / 1e9
     return {
         "files": len(new),
         "lines_in": None if before is None else {key: after[key] - before[key] for key in after},
         "lines_total": after,
         "seconds": dict(seconds),
         "nodes": nodes,
+        "spans": spans,
         "landing_to_ads": ads_done - landed_at if ads_done else None,
     }
 

@@ -76,22 +76,28 @@
 {%- endmacro %}
 
 
-{#- A landed dimension file (JSON lines), read once: its rows, typed by `schema`
-    (a Spark DDL string), with the file they came from. -#}
+{#- A landed dimension file (JSON lines; <landing_dir>/dimensions/<name>.jsonl),
+    read once: its rows, typed by `schema` (a Spark DDL string), with the
+    file they came from, its length and its modification time (so that the
+    next run can tell from a listing that it has not changed: the model
+    passes landed_files_to_read('dimensions/<name>.jsonl')). -#}
 
-{% macro landed_dimension(name, schema) -%}
+{% macro landed_dimension(name, schema, files_to_read=none) -%}
 (
     select
         parsed.row.*,
         parsed.source_file,
-        parsed.file_sha256
+        parsed.file_sha256,
+        parsed.file_length,
+        parsed.file_modified_at
     from (
         select
             from_json(raw_line, '{{ schema }}') as row,
             source_file,
-            file_sha256
-        from {{ landed_lines('dimensions') }} as lines
-        where source_file like '%/{{ name }}.jsonl'
+            file_sha256,
+            file_length,
+            file_modified_at
+        from {{ landed_lines('dimensions/' ~ name ~ '.jsonl', files_to_read) }} as lines
     ) as parsed
 )
 {%- endmacro %}

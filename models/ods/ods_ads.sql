@@ -7,13 +7,16 @@
     table_type='cow',
 ) }}
 
+{#- With its file unchanged since the last run, the model is not run. #}
+{%- set files_to_read = landed_files_to_read('dimensions/ads.jsonl') %}
+{%- if files_to_read == 'false' %}{% do lakehouse_nothing_to_read() %}{% endif %}
 {%- set row_schema = 'ad_id bigint, campaign_id bigint, ad_name string, billing_type string' %}
 
 with
 
 landed as (
 
-    select * from {{ landed_dimension('ads', row_schema) }} as landed
+    select * from {{ landed_dimension('ads', row_schema, files_to_read) }} as landed
 
 ),
 
@@ -25,7 +28,9 @@ final as (
         ad_name,
         billing_type,
         source_file,
-        file_sha256
+        file_sha256,
+        file_length,
+        file_modified_at
     from landed
 
 )

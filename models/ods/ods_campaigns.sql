@@ -7,13 +7,17 @@
     table_type='cow',
 ) }}
 
-{%- set row_schema = 'campaign_id bigint, account_id bigint, campaign_name string, objective string' %}
+{#- With its file unchanged since the last run, the model is not run. #}
+{%- set files_to_read = landed_files_to_read('dimensions/campaigns.jsonl') %}
+{%- if files_to_read == 'false' %}{% do lakehouse_nothing_to_read() %}{% endif %}
+{%- set row_schema = 'campaign_id bigint, account_id bigint, '
+    ~ 'campaign_name string, objective string' %}
 
 with
 
 landed as (
 
-    select * from {{ landed_dimension('campaigns', row_schema) }} as landed
+    select * from {{ landed_dimension('campaigns', row_schema, files_to_read) }} as landed
 
 ),
 
@@ -25,7 +29,9 @@ final as (
         campaign_name,
         objective,
         source_file,
-        file_sha256
+        file_sha256,
+        file_length,
+        file_modified_at
     from landed
 
 )

@@ -6,13 +6,16 @@
     table_type='cow',
 ) }}
 
+{#- With its file unchanged since the last run, the model is not run. #}
+{%- set files_to_read = landed_files_to_read('dimensions/media.jsonl') %}
+{%- if files_to_read == 'false' %}{% do lakehouse_nothing_to_read() %}{% endif %}
 {%- set row_schema = 'media_id bigint, media_name string, media_type string' %}
 
 with
 
 landed as (
 
-    select * from {{ landed_dimension('media', row_schema) }} as landed
+    select * from {{ landed_dimension('media', row_schema, files_to_read) }} as landed
 
 ),
 
@@ -23,7 +26,9 @@ final as (
         media_name,
         media_type,
         source_file,
-        file_sha256
+        file_sha256,
+        file_length,
+        file_modified_at
     from landed
 
 )

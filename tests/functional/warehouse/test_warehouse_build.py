@@ -1,6 +1,8 @@
 """The adlake warehouse, batch by batch: `dbt build` (models and every data test)
 after each landed batch, and the figures equal the generator's own truth."""
 
+import json
+
 from tests.functional.conftest import read_properties, spark
 from tests.functional.scan_metrics import files_read, table_scans
 
@@ -65,8 +67,22 @@ def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
     with open(log) as handle:
         handle.seek(start)
         logged = handle.read()
-    for model in ("ods_billing_events_raw", "ods_account_changes"):
+    for model in ("ods_billing_events_raw", "ods_account_changes", "ods_media", "ods_campaigns", "ods_ads"):
         assert f"{model}: nothing new to read; not run" in logged, model
+
+    # A dimension file delivered again with new content is read again: its
+    # rows are upserted by key.
+    media_file = house.landing / "dimensions" / "media.jsonl"
+    lines = media_file.read_text().splitlines()
+    first = json.loads(lines[0])
+    renamed = dict(first, media_name=first["media_name"] + " (renamed)")
+    media_file.write_text("\n".join([json.dumps(renamed)] + lines[1:]) + "\n")
+    media_commits = len(house.instants("ods", "ods_media"))
+    house.dbt("run", "--select", "ods_media")
+    assert len(house.instants("ods", "ods_media")) == media_commits + 1
+    assert house.rows(f"select media_name, count(*) over () from {{s}}_ods.ods_media "
+                      f"where media_id = {first['media_id']}") == [(renamed["media_name"], 1)]
+    assert house.scalar("select count(*) from {s}_ods.ods_media") == len(lines)
 
     dwd = house.lake_dir / "warehouse" / "wh_dwd.db" / "dwd_billing_events"
     assert read_properties(dwd / ".hoodie" / "hoodie.properties")["hoodie.table.type"] == "MERGE_ON_READ"
