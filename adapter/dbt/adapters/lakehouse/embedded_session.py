@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional
 from dbt.adapters.events.logging import AdapterLogger
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import hudi_bundle, lake_lock
+from dbt.adapters.lakehouse import hudi_bundle, lake_lock, local_fs
 
 logger = AdapterLogger("Lakehouse")
 
@@ -112,8 +112,11 @@ def _loopback(master: str) -> Dict[str, str]:
 
 
 # Settings spark-submit itself reads while it starts the JVM (heap, class path,
-# packages); pyspark passes these on the JVM's command line.
-LAUNCH_PREFIXES = ("spark.master", "spark.driver.", "spark.jars", "spark.submit.", "spark.files", "spark.archives")
+# packages); pyspark passes these on the JVM's command line. The local file
+# system's class too: spark-submit opens the first file: path (to list the
+# jars), and Hadoop caches that instance for the whole JVM.
+LAUNCH_PREFIXES = ("spark.master", "spark.driver.", "spark.jars", "spark.submit.", "spark.files", "spark.archives",
+                   "spark.hadoop.fs.file.impl")
 
 
 def _launch_gateway(conf: Dict[str, str]) -> None:
@@ -168,7 +171,13 @@ def root_session(
             if not shares_catalog(spark_conf):
                 lake_lock.acquire(lake, lock_timeout, notify=logger.info)
             conf = hudi_session_conf(lake, jar, master)
+            # Hadoop's local file system without a child process per file created.
+            file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
+            conf.update(file_system)
             conf.update(spark_conf)
+            if file_system and spark_conf.get("spark.driver.extraClassPath"):
+                conf["spark.driver.extraClassPath"] = os.pathsep.join(
+                    [file_system["spark.driver.extraClassPath"], spark_conf["spark.driver.extraClassPath"]])
             _launch_gateway(conf)
             builder = SparkSession.builder
             for key, value in conf.items():
