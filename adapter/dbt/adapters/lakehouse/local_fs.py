@@ -63,13 +63,13 @@ def jar(cache_dir: Path, notify: Callable[[str], None]) -> Optional[Path]:
             classes = Path(work) / "classes"
             subprocess.run([javac, "--release", "8", "-nowarn", "-cp", str(hadoop), "-d", str(classes), str(SOURCE)],
                            check=True, capture_output=True, text=True, timeout=120)
-            built = Path(work) / target.name
-            with zipfile.ZipFile(built, "w") as archive:  # a jar is a zip; no manifest is needed
+            # Written beside its place and renamed: another process starting at
+            # the same time sees all of the jar or none of it.
+            partial = cache_dir / f"{target.name}.{os.getpid()}.tmp"
+            with zipfile.ZipFile(partial, "w") as archive:  # a jar is a zip; no manifest is needed
                 for path in sorted(classes.rglob("*.class")):
                     archive.write(path, path.relative_to(classes).as_posix())
-            # Atomic: another process starting at the same time sees all of it or none.
-            shutil.copyfile(built, Path(str(target) + f".{os.getpid()}.tmp"))
-            os.replace(Path(str(target) + f".{os.getpid()}.tmp"), target)
+            os.replace(partial, target)
     except (OSError, subprocess.SubprocessError) as error:
         detail = getattr(error, "stderr", "") or str(error)
         notify(f"local file system: Hadoop's (compiling {SOURCE.name} failed: {detail.strip()[:500]})")
