@@ -9,11 +9,19 @@ process and a lake of its own, it:
    lines), ending an hour before now (so nothing is quarantined as future);
 2. preloads: lands the first events in chunks of --preload-chunk and runs the
    models once per chunk (`dbt run`: the chunks bound the memory; the preload
-   is not what is measured);
+   is not what is measured), except the last --warmup batches, which it
+   builds one by one as the measured ones (a watcher that has run for a while
+   has built batches before; the first builds of a new JVM are 10-25 s slower
+   while it compiles the hot code); then runs the data tests once over whole
+   tables (`dbt build`, nothing new to build), as continuous mode does every
+   few builds;
 3. lands each measured batch and builds it as continuous mode does (one
    `dbt build` in the warm JVM, data tests scoped to what it wrote), then
    checks the warehouse's totals (spend in ADS, billable events in DWD)
-   against the generator's truth for that batch.
+   against the generator's truth for that batch, then runs the compaction
+   the build planned (between batches, as continuous mode does; its seconds
+   are printed apart: they delay no batch's figures unless batches land
+   faster than build plus compaction).
 
 It prints a line per batch (lines in, seconds per layer and for the tests,
 latency from landing to the end of the last ADS model, the Spark JVM's peak
@@ -24,7 +32,7 @@ for each batch, every node's seconds and its SQL statements' seconds by kind
 non-zero when a build fails or a total differs from the truth.
 
     python tools/bench_freshness.py [--preload 1000000 --preload 10000000] [--batch-events 100000]
-                                    [--batches 5] [--preload-chunk 1000000] [--work DIR] [--json FILE]
+                                    [--batches 5] [--warmup 2] [--preload-chunk 1000000] [--work DIR] [--json FILE]
 """
 
 from __future__ import annotations
@@ -80,7 +88,34 @@ def check_truth(spark, truth: dict, label: str) -> None:
         sys.exit(f"{label}: the warehouse's totals {found} differ from the generator's truth {expected}")
 
 
-def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int, work: Path, threads: int) -> dict:
+def build_batch(builds: Builds, spark, generated: Path, landing: Path, batch: int, before: dict,
+                truth: List[dict], label: str) -> dict:
+    """Lands batch `batch` and builds it as continuous mode does: one `dbt
+    build` checking what it wrote, the totals checked against the truth, then
+    the compaction the build planned. Returns its figures."""
+    known = landed_files(landing)
+    land_batch(generated, landing, batch)
+    new = {name: value for name, value in landed_files(landing).items() if name not in known}
+    started = time.perf_counter()
+    recorder = StatementRecorder()
+    result = builds.build("changed", callbacks=[recorder])
+    build_s = time.perf_counter() - started
+    session = spark.newSession()  # fresh file listings, as a reader would see them
+    figures = batch_figures(result, new, before, billing_lines(session, SCHEMA))
+    check_truth(session, truth[batch - 1], label)
+    figures.update({"build_s": build_s, "compaction_s": builds.compact_scheduled(), "tally": tally(result),
+                    "statements": statement_seconds(recorder)})
+    return figures
+
+
+def describe_batch(label: str, figures: dict) -> str:
+    line = describe(0, figures, figures["build_s"], "of what it wrote", figures["tally"])
+    return (label + line[line.index(":"):] + f"; totals equal the truth; then compaction "
+            f"{figures['compaction_s']:.1f} s")
+
+
+def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int, work: Path, threads: int,
+            warmup: int) -> dict:
     """Preload, then land and build `batches` batches; returns the figures."""
     from pyspark.sql import SparkSession
 
@@ -90,7 +125,8 @@ def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int
     write_profile(work / "profiles", lake, schema=SCHEMA, threads=threads)
     os.environ["ADLAKE_LANDING_DIR"] = str(landing)
     builds = Builds(["--project-dir", str(ROOT), "--profiles-dir", str(work / "profiles"),
-                     "--target-path", str(work / "target"), "--log-path", str(work / "logs")])
+                     "--target-path", str(work / "target"), "--log-path", str(work / "logs")],
+                    compact_between_builds=True)
 
     preload_batches = max(1, preload // batch_events)
     total_batches = preload_batches + batches
@@ -103,44 +139,45 @@ def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int
 
     started = time.perf_counter()
     per_chunk = max(1, chunk // batch_events)
-    for first in range(1, preload_batches + 1, per_chunk):
-        last = min(first + per_chunk - 1, preload_batches)
+    chunked = max(1, preload_batches - warmup)  # the last `warmup` batches are built one by one
+    for first in range(1, chunked + 1, per_chunk):
+        last = min(first + per_chunk - 1, chunked)
         for batch in range(first, last + 1):
             land_batch(generated, landing, batch)
         builds.build("changed", command="run")
+        builds.compact_scheduled()
         print(f"preload {preload:,}: batches {first}-{last} built "
               f"({time.perf_counter() - started:.0f} s so far)", flush=True)
     spark = SparkSession.builder.getOrCreate()
+    jvm = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+    before = billing_lines(spark.newSession(), SCHEMA)
+    for number, batch in enumerate(range(chunked + 1, preload_batches + 1), start=1):
+        figures = build_batch(builds, spark, generated, landing, batch, before, truth, f"warm-up batch {number}")
+        print(describe_batch(f"warm-up batch {number}", figures), flush=True)
+        before = figures["lines_total"]
     check_truth(spark.newSession(), truth[preload_batches - 1], "after the preload")
     preload_s = time.perf_counter() - started
-    jvm = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+    # The whole-table data tests once, as continuous mode runs them every few
+    # builds: the preloaded warehouse is checked.
+    started = time.perf_counter()
+    tally_full = tally(builds.build("full"))
+    check_s = time.perf_counter() - started
+    print(f"preload {preload:,}: whole-table checks [{tally_full}] in {check_s:.0f} s", flush=True)
 
     measured: List[dict] = []
-    before = billing_lines(spark.newSession(), SCHEMA)
     for number, batch in enumerate(range(preload_batches + 1, total_batches + 1), start=1):
-        known = landed_files(landing)
-        land_batch(generated, landing, batch)
-        new = {name: value for name, value in landed_files(landing).items() if name not in known}
-        started = time.perf_counter()
-        recorder = StatementRecorder()
-        result = builds.build("changed", callbacks=[recorder])
-        build_s = time.perf_counter() - started
-        session = spark.newSession()  # fresh file listings, as a reader would see them
-        after = billing_lines(session, SCHEMA)
-        figures = batch_figures(result, new, before, after)
-        check_truth(session, truth[batch - 1], f"batch {number}")
-        figures.update({"build_s": build_s, "jvm_peak_mib": rss_mib(jvm, "VmHWM"),
-                        "statements": statement_seconds(recorder)})
-        print(describe(number, figures, build_s, "of what it wrote", tally(result))
-              + f"; totals equal the truth; JVM peak {figures['jvm_peak_mib']:,.0f} MiB", flush=True)
+        figures = build_batch(builds, spark, generated, landing, batch, before, truth, f"batch {number}")
+        figures["jvm_peak_mib"] = rss_mib(jvm, "VmHWM")
+        print(describe_batch(f"batch {number}", figures) + f"; JVM peak {figures['jvm_peak_mib']:,.0f} MiB",
+              flush=True)
         measured.append(figures)
-        before = after
+        before = figures["lines_total"]
     spark.stop()
 
     latencies = [f["landing_to_ads"] for f in measured]
     layers = sorted({layer for f in measured for layer in f["seconds"]})
     return {
-        "preload": preload, "batch_events": batch_events, "preload_s": preload_s,
+        "preload": preload, "batch_events": batch_events, "preload_s": preload_s, "full_checks_s": check_s,
         "median_s": statistics.median(latencies), "worst_s": max(latencies),
         "median_by_layer_s": {layer: statistics.median(f["seconds"].get(layer, 0.0) for f in measured)
                               for layer in layers},
@@ -170,6 +207,9 @@ def main() -> None:
     parser.add_argument("--preload-chunk", type=int, default=1_000_000, help="events landed per preload run")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--threads", type=int, default=4, help="dbt threads (default 4, as make run)")
+    parser.add_argument("--warmup", type=int, default=2,
+                        help="the preload's last batches, built one by one as measured ones are but not "
+                             "measured: a long-running watcher's JVM has built batches before (default 2)")
     parser.add_argument("--work", type=Path, help="work folder, kept (default: a temporary one, removed after)")
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child: one size, JSON on stdout's last line
@@ -178,7 +218,8 @@ def main() -> None:
 
     work = args.work or Path(tempfile.mkdtemp(prefix="adlake_fresh_"))
     if args.one:
-        figures = run_one(sizes[0], args.batch_events, args.batches, args.preload_chunk, args.seed, work, args.threads)
+        figures = run_one(sizes[0], args.batch_events, args.batches, args.preload_chunk, args.seed, work, args.threads,
+                          args.warmup)
         print("figures: " + json.dumps(figures), flush=True)
         return
 
@@ -189,7 +230,7 @@ def main() -> None:
             child = subprocess.Popen(
                 [sys.executable, __file__, "--one", "--preload", str(size), "--batch-events", str(args.batch_events),
                  "--batches", str(args.batches), "--preload-chunk", str(args.preload_chunk),
-                 "--seed", str(args.seed), "--threads", str(args.threads), "--work", str(work / f"preload_{size}")],
+                 "--seed", str(args.seed), "--threads", str(args.threads), "--warmup", str(args.warmup), "--work", str(work / f"preload_{size}")],
                 stdout=subprocess.PIPE, text=True)
             figures = None
             for line in child.stdout:  # its progress as it goes; its figures on the last line

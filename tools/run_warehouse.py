@@ -51,9 +51,15 @@ class Builds:
     not change between batches; only the landed files do). `args`: where the
     project, profiles, target and logs are (default: this repository's)."""
 
-    def __init__(self, args: Optional[List[str]] = None) -> None:
+    def __init__(self, args: Optional[List[str]] = None, compact_between_builds: bool = False) -> None:
         self.args = args or PROJECT_ARGS
         self.manifest = None
+        # With compact_between_builds, DWD's writes only plan their
+        # compactions and compact_scheduled() runs the plans after the build,
+        # so no batch waits for a compaction. (A config's vars are read when
+        # the project is parsed: they go to the parse too.)
+        self.compact_between_builds = compact_between_builds
+        self.vars = {"dwd_compaction_mode": "schedule"} if compact_between_builds else {}
 
     def build(self, test_scope: str, command: str = "build", callbacks: Optional[list] = None):
         """One `dbt build` (or another `command`, such as `run`); dbt's own
@@ -65,18 +71,30 @@ class Builds:
         from dbt.cli.main import dbtRunner
 
         if self.manifest is None:
-            parsed = dbtRunner().invoke(["--log-level", "warn", "parse", *self.args])
+            parsed = dbtRunner().invoke(["--log-level", "warn", "parse", *self.args, "--vars", json.dumps(self.vars)])
             if not parsed.success:
                 sys.exit(f"dbt parse failed: {parsed.exception}; see dbt.log in the log path")
             self.manifest = parsed.result
         # A build that checks what it wrote leaves out the checks that the
         # build's other tests already make (selectors.yml).
         selector = ["--selector", "per_batch"] if test_scope == "changed" and command == "build" else []
+        build_vars = {**self.vars, "lakehouse_test_scope": test_scope}
+        return self._invoke([command, *self.args, *selector, "--vars", json.dumps(build_vars)], callbacks)
+
+    def compact_scheduled(self) -> float:
+        """Runs the compaction plans the last build scheduled (none: nothing
+        runs); returns its seconds."""
+        started = time.perf_counter()
+        self._invoke(["run-operation", "lake_compact_scheduled", *self.args, "--vars", json.dumps(self.vars)])
+        return time.perf_counter() - started
+
+    def _invoke(self, command: List[str], callbacks: Optional[list] = None):
+        from dbt.cli.main import dbtRunner
+
         result = dbtRunner(manifest=self.manifest, callbacks=callbacks or []).invoke(
-            ["--log-level", "warn", command, *self.args, *selector,
-             "--vars", f"{{lakehouse_test_scope: {test_scope}}}"])
+            ["--log-level", "warn", *command])
         if not result.success:
-            sys.exit(f"dbt {command} failed; see dbt.log in the log path")
+            sys.exit(f"dbt {command[0]} failed; see dbt.log in the log path")
         return result
 
 

@@ -13,6 +13,7 @@
         'trigger': 'num_or_time',
         'delta_commits': var('dwd_compaction_delta_commits'),
         'delta_seconds': 3600,
+        'mode': var('dwd_compaction_mode'),
     },
     cleaning={'policy': 'keep_latest_commits', 'retain': var('dwd_cleaning_retain')},
     hudi_options={

@@ -2,8 +2,12 @@
     and only the event type its billing type bills for costs money (CPC
     clicks, CPM impressions, oCPM conversions; the billing_types seed): every
     other event of the ad costs 0. An event that disagrees with its ad would
-    be billed to the wrong customer or at the wrong price. Missing dimension
-    rows are the relationships tests' job; this checks the rows that join.
+    be billed to the wrong customer or at the wrong price; one whose ad,
+    campaign or billing type is missing could not be billed at all. So per
+    batch this test also stands for DWD's relationships tests of ad_id,
+    campaign_id, billing_type and account_id (an event's account is its
+    campaign's, which ods_campaigns' own test finds among the accounts),
+    which run in whole-table builds only (models/dwd/_dwd__models.yml).
     Fails with one row per wrong event. An event's ad, campaign and billing
     type are fixed when it is written, so it is a row test (its meta): with
     lakehouse_test_scope: changed it reads only the events this run wrote in
@@ -46,6 +50,12 @@ checked as (
         events.billing_type,
         events.cost_micros,
         case
+            when ads.ad_id is null
+                then 'ad not in ods_ads'
+            when campaigns.campaign_id is null
+                then 'campaign of its ad not in ods_campaigns'
+            when billing_types.billing_type is null
+                then 'billing type of its ad not in billing_types'
             when events.campaign_id != ads.campaign_id
                 then 'campaign differs from its ad'
             when events.account_id != campaigns.account_id
@@ -58,11 +68,11 @@ checked as (
                 then 'cost on an event type its billing type does not bill'
         end as problem
     from events
-    inner join ads
+    left join ads
         on events.ad_id = ads.ad_id
-    inner join campaigns
+    left join campaigns
         on ads.campaign_id = campaigns.campaign_id
-    inner join billing_types
+    left join billing_types
         on ads.billing_type = billing_types.billing_type
 
 ),

@@ -103,14 +103,23 @@ def test_num_or_time_compacts_on_the_time_first(project):
     check_time_trigger(runs, 20, runs.run())
 
 
-def test_mode_schedule_only_plans_and_the_operation_runs_it(project):
+def test_mode_schedule_only_plans_and_the_operations_run_it(project):
+    """The write only plans; lake_compact_scheduled runs what was planned and
+    makes no plan of its own; lake_compact runs a plan too."""
     runs = Runs(project, "{'trigger': 'num_commits', 'delta_commits': 2, 'mode': 'schedule'}")
     runs.run()
-    assert runs.run() == [DC, DC]
+    project.dbt("run-operation", "lake_compact_scheduled")  # nothing pending: nothing runs
+    assert runs.actions() == [DC]
+    assert runs.run() == [DC, DC]  # the second delta commit meets the trigger: planned, not run
     timeline = project.table_dir("facts") / ".hoodie" / "timeline"
     assert [p.name for p in timeline.glob("*.compaction.requested")], "a compaction plan was scheduled"
-    project.dbt("run-operation", "lake_compact", "--args", "{model: facts}")
+    project.dbt("run-operation", "lake_compact_scheduled")
     assert runs.actions() == [DC, DC, COMPACTION]
+    assert project.scalar("select sum(cost) from {schema}.facts") == 2 * 1 + 2 * 2 + 2 * 3
+    runs.run()
+    assert runs.run() == [DC, DC, COMPACTION, DC, DC]
+    project.dbt("run-operation", "lake_compact", "--args", "{model: facts}")
+    assert runs.actions() == [DC, DC, COMPACTION, DC, DC, COMPACTION]
 
 
 def test_changed_trigger_takes_effect_on_the_next_run(project):

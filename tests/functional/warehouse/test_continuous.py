@@ -16,8 +16,10 @@ from run_warehouse import Builds  # noqa: E402
 
 
 def builds_for(house) -> Builds:
+    # As continuous.main() builds: DWD's compactions planned by the build, run after it.
     return Builds(["--project-dir", str(REPO), "--profiles-dir", str(house.profiles),
-                   "--target-path", str(house.root / "target"), "--log-path", str(house.root / "logs")])
+                   "--target-path", str(house.root / "target"), "--log-path", str(house.root / "logs")],
+                  compact_between_builds=True)
 
 
 def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(warehouse_factory, tmp_path, capsys):
@@ -36,6 +38,10 @@ def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(warehouse_fac
     assert first["lines_total"]["landed"] == lines_1 > 0
     assert set(first["seconds"]) >= {"ods", "dwd", "dws", "ads", "tests"}
     assert first["landing_to_ads"] > 0
+    # DWD's writes plan compactions; the watcher runs them between batches.
+    assert "compaction_s" in first
+    props = dict(house.rows("show tblproperties {s}_dwd.dwd_billing_events"))
+    assert (props["hoodie.compact.inline"], props["hoodie.compact.schedule.inline"]) == ("false", "true")
 
     # Restarted with nothing new: it builds nothing.
     assert run_watcher(stop=lambda: True) == []

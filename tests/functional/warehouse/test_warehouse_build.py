@@ -11,7 +11,12 @@ FULL_BUILDS_ONLY = {"cost_conserved_dwd_to_dws_hourly", "cost_conserved_dwd_to_d
                     "cost_conserved_dws_hourly_to_daily", "cost_conserved_dws_daily_to_ads_industry",
                     "cost_conserved_dws_daily_to_ads_customer", "cost_conserved_dwd_to_dwd_enriched",
                     "unique_dwd_billing_events_enriched_event_id",
-                    "not_null_columns_dwd_billing_events_enriched_event_id__campaign_name__account_name__agency_name__industry"}
+                    "not_null_columns_dwd_billing_events_enriched_event_id__campaign_name__account_name__agency_name__industry",
+                    "relationships_dwd_billing_events_account_id__account_id__ref_ods_account_changes_",
+                    "relationships_dwd_billing_events_campaign_id__campaign_id__ref_ods_campaigns_",
+                    "relationships_dwd_billing_events_ad_id__ad_id__ref_ods_ads_",
+                    "relationships_dwd_billing_events_billing_type__billing_type__ref_billing_types_",
+                    "accepted_values_dwd_billing_events_billing_type__CPC__CPM__oCPM"}
 
 
 def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
@@ -93,6 +98,14 @@ def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
     # The hourly aggregate read DWD's changes: after the first build, each
     # commit records the DWD instant it consumed.
     assert len(house.instants("dws", "dws_spend_hourly")) == 3
+
+    # An ad gone from ods_ads: the ad check, which stands for DWD's dimension
+    # relationships between whole-table builds, names each of its events.
+    ad = house.scalar("select min(ad_id) from {s}_dwd.dwd_billing_events")
+    events_of_ad = house.scalar(f"select count(*) from {{s}}_dwd.dwd_billing_events where ad_id = {ad}")
+    house.rows(f"delete from {{s}}_ods.ods_ads where ad_id = {ad}")
+    result = house.dbt("test", "--select", "assert_events_agree_with_their_ad", expect_ok=False)
+    assert [r.failures for r in result.result.results] == [events_of_ad] and events_of_ad > 0
 
 
 

@@ -61,6 +61,31 @@
   {{ lakehouse_print_rows("compaction " ~ op ~ " on " ~ name ~ " (instant, file groups, state):", result) }}
 {%- endmacro %}
 
+{#- Runs the compaction plans that the writes of models configured with
+    `compaction: {mode: schedule}` have scheduled; nothing when none is
+    pending, and no new plan is made. What a scheduler (or the warehouse's
+    continuous mode) calls between builds, so that merging log files never
+    delays a build. -#}
+{% macro lake_compact_scheduled() -%}
+  {%- for node in graph.nodes.values()
+      if node.resource_type == 'model' and node.config.materialized == 'incremental' -%}
+    {%- set compaction = adapter.hudi_config(node).compaction -%}
+    {%- if compaction.table_type == 'mor' and compaction.mode == 'schedule'
+        and adapter.get_relation(node.database, node.schema, node.alias) is not none -%}
+      {%- set name = node.schema ~ '.' ~ node.alias -%}
+      {#- An inflight plan is one a killed process left: Hudi rolls it back and runs it again. -#}
+      {%- set pending = lakehouse_call('show_compaction', {'table': name}).rows
+          | selectattr('state', 'in', ['REQUESTED', 'INFLIGHT']) | list -%}
+      {%- if pending -%}
+        {%- set result = lakehouse_call('run_compaction', {'op': 'run', 'table': name}) -%}
+        {{ lakehouse_print_rows("scheduled compaction run on " ~ name ~ " (instant, file groups, state):", result) }}
+      {%- else -%}
+        {{ log("no compaction pending on " ~ name, info=true) }}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+{%- endmacro %}
+
 {#- Cleans with the model's cleaning config when a model is given, else the table's. -#}
 {% macro lake_clean(model=none, table=none) -%}
   {%- set name = lakehouse_table_name(model, table) -%}
