@@ -230,7 +230,8 @@ def main() -> None:
             child = subprocess.Popen(
                 [sys.executable, __file__, "--one", "--preload", str(size), "--batch-events", str(args.batch_events),
                  "--batches", str(args.batches), "--preload-chunk", str(args.preload_chunk),
-                 "--seed", str(args.seed), "--threads", str(args.threads), "--warmup", str(args.warmup), "--work", str(work / f"preload_{size}")],
+                 "--seed", str(args.seed), "--threads", str(args.threads), "--warmup", str(args.warmup),
+                 "--work", str(work / f"preload_{size}")],
                 stdout=subprocess.PIPE, text=True)
             figures = None
             for line in child.stdout:  # its progress as it goes; its figures on the last line
