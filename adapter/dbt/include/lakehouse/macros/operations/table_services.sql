@@ -73,7 +73,7 @@
     {%- if compaction.table_type == 'mor' and compaction.mode == 'schedule'
         and adapter.get_relation(node.database, node.schema, node.alias) is not none -%}
       {%- set name = node.schema ~ '.' ~ node.alias -%}
-      {#- An inflight plan is one a killed process left: Hudi rolls it back and runs it again. -#}
+      {#- An inflight plan is one a killed process left: it is handed to Hudi to run too. -#}
       {%- set pending = lakehouse_call('show_compaction', {'table': name}).rows
           | selectattr('state', 'in', ['REQUESTED', 'INFLIGHT']) | list -%}
       {%- if pending -%}
