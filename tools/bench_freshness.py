@@ -109,9 +109,8 @@ def build_batch(builds: Builds, spark, generated: Path, landing: Path, batch: in
 
 
 def describe_batch(label: str, figures: dict) -> str:
-    line = describe(0, figures, figures["build_s"], "of what it wrote", figures["tally"])
-    return (label + line[line.index(":"):] + f"; totals equal the truth; then compaction "
-            f"{figures['compaction_s']:.1f} s")
+    return (describe(label, figures, figures["build_s"], "of what it wrote", figures["tally"])
+            + f"; totals equal the truth; then compaction {figures['compaction_s']:.1f} s")
 
 
 def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int, work: Path, threads: int,

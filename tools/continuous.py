@@ -145,7 +145,7 @@ def batch_figures(result, new: Snapshot, before: Optional[dict], after: dict) ->
     }
 
 
-def describe(number: int, figures: dict, build_seconds: float, scope: str, statuses: str) -> str:
+def describe(label: str, figures: dict, build_seconds: float, scope: str, statuses: str) -> str:
     lines = figures["lines_in"]
     if lines is None:
         total = figures["lines_total"]
@@ -159,7 +159,7 @@ def describe(number: int, figures: dict, build_seconds: float, scope: str, statu
     seconds = sorted(figures["seconds"].items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))
     layers = ", ".join(f"{name} {s:.1f} s" for name, s in seconds)
     latency = figures["landing_to_ads"]
-    return (f"batch {number}: {figures['files']} files, {lines_text}; {layers}; checks {scope}; "
+    return (f"{label}: {figures['files']} files, {lines_text}; {layers}; checks {scope}; "
             f"build {build_seconds:.1f} s; landing to ADS {'-' if latency is None else f'{latency:.1f} s'} "
             f"[{statuses}]")
 
@@ -194,7 +194,7 @@ def watch(landing: Path, state: State, builds: Builds, schema: str = SCHEMA, pol
         figures = batch_figures(result, new, lines_before, lines_after)
         state.save(landed)
         lines_before = lines_after
-        print(describe(number, figures, build_seconds, "of whole tables" if full else "of what it wrote",
+        print(describe(f"batch {number}", figures, build_seconds, "of whole tables" if full else "of what it wrote",
                        tally(result)), flush=True)
         if builds.compact_between_builds:
             figures["compaction_s"] = builds.compact_scheduled()
