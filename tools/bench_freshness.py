@@ -24,7 +24,8 @@ process and a lake of its own, it:
    faster than build plus compaction).
 
 It prints a line per batch (lines in, seconds per layer and for the tests,
-latency from landing to the end of the last ADS model, the Spark JVM's peak
+latency from landing to the end of the last ADS model, the CPU seconds the
+Spark JVM and this Python process (dbt) spent on the build, the JVM's peak
 resident memory) and, per size, the median and worst latency; then the ratio
 of the largest size's median to the smallest's. With --json it also keeps,
 for each batch, every node's seconds and its SQL statements' seconds by kind
@@ -81,6 +82,12 @@ def statement_seconds(recorder: StatementRecorder) -> Dict[str, Dict[str, float]
     return {node: dict(kinds) for node, kinds in seconds.items()}
 
 
+def cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far (user and system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
 def check_truth(spark, truth: dict, label: str) -> None:
     found = totals(spark)
     expected = {key: truth[key] for key in found}
@@ -98,18 +105,24 @@ def build_batch(builds: Builds, spark, generated: Path, landing: Path, batch: in
     new = {name: value for name, value in landed_files(landing).items() if name not in known}
     started = time.perf_counter()
     recorder = StatementRecorder()
+    jvm = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+    cpu_before = {"jvm": cpu_seconds(jvm), "python": cpu_seconds(os.getpid())}
     result = builds.build("changed", callbacks=[recorder])
     build_s = time.perf_counter() - started
+    # Where the cores went: a Python process (dbt) busy for a large share of
+    # the build competes with the Spark JVM for the same cores.
+    cpu = {"jvm": cpu_seconds(jvm) - cpu_before["jvm"], "python": cpu_seconds(os.getpid()) - cpu_before["python"]}
     session = spark.newSession()  # fresh file listings, as a reader would see them
     figures = batch_figures(result, new, before, billing_lines(session, SCHEMA))
     check_truth(session, truth[batch - 1], label)
-    figures.update({"build_s": build_s, "compaction_s": builds.compact_scheduled(), "tally": tally(result),
+    figures.update({"build_s": build_s, "cpu_s": cpu, "compaction_s": builds.compact_scheduled(), "tally": tally(result),
                     "statements": statement_seconds(recorder)})
     return figures
 
 
 def describe_batch(label: str, figures: dict) -> str:
     return (describe(label, figures, figures["build_s"], "of what it wrote", figures["tally"])
+            + f"; CPU: JVM {figures['cpu_s']['jvm']:.0f} s, Python {figures['cpu_s']['python']:.0f} s"
             + f"; totals equal the truth; then compaction {figures['compaction_s']:.1f} s")
 
 

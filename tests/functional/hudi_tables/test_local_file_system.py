@@ -1,8 +1,12 @@
 """The embedded session's local file system (the adapter's local_fs.py): Hadoop's,
-with each new file's permission set by a system call instead of a chmod child
-process. The permissions on disk must be what Hadoop would have set."""
+with each new file's permission set, and each status's permission read, by a
+system call instead of a child process (chmod, `ls -ld`, readlink). The
+permissions on disk must be what Hadoop would have set, and the statuses must
+say what the disk says."""
 
+import grp
 import os
+import pwd
 import stat
 
 from tests.functional.conftest import spark
@@ -47,3 +51,40 @@ def test_files_get_the_permissions_hadoop_gives_them_without_chmod(project, tmp_
     table = project.lake_dir / "warehouse" / f"{project.schema}.db" / "events"
     data_files = list(table.rglob("*.parquet"))
     assert data_files and all(mode(path) == 0o666 & ~umask for path in data_files)
+
+    # Statuses: read by one stat call, and what the disk says (Hadoop's own
+    # class would fork `ls -ld` for the permission, owner and group).
+    def assert_status_of(path, status):
+        assert status.getClass().getName() == "lakehouse.hadoop.NioLocalFileSystem$Status"
+        info = os.stat(path)
+        assert status.getPermission().toShort() == stat.S_IMODE(info.st_mode)
+        assert status.getOwner() == pwd.getpwuid(info.st_uid).pw_name
+        assert status.getGroup() == grp.getgrgid(info.st_gid).gr_name
+        assert status.isDirectory() == path.is_dir()
+        if path.is_file():
+            assert status.getLen() == info.st_size
+        assert status.getModificationTime() == info.st_mtime_ns // 1_000_000
+
+    raw = local.getRawFileSystem()
+    assert_status_of(written, raw.getFileStatus(hadoop.fs.Path(str(written))))
+    assert_status_of(folder, raw.getFileStatus(hadoop.fs.Path(str(folder))))  # the sticky bit read back
+    listed = {status.getPath().getName(): status for status in raw.listStatus(hadoop.fs.Path(str(folder)))}
+    assert set(listed) == {"part-0.txt", ".part-0.txt.crc"}
+    assert_status_of(written, listed["part-0.txt"])
+    assert_status_of(written, raw.listStatus(hadoop.fs.Path(str(written)))[0])  # a file's own listing
+    assert [s.getPath().getName() for s in local.listStatus(hadoop.fs.Path(str(folder)))] == ["part-0.txt"]
+    assert_status_of(written, raw.getFileLinkStatus(hadoop.fs.Path(str(written))))
+    missing = hadoop.fs.Path(str(folder / "missing"))
+    assert not local.exists(missing)
+    try:
+        raw.getFileStatus(missing)
+        raise AssertionError("a missing file has a status")
+    except Exception as error:  # py4j's, carrying Hadoop's FileNotFoundException
+        assert "FileNotFoundException" in str(error) and "does not exist" in str(error)
+
+    # A symbolic link's own status is still Hadoop's (it reads the link).
+    link = tmp_path / "link_to_part"
+    link.symlink_to(written)
+    link_status = raw.getFileLinkStatus(hadoop.fs.Path(str(link)))
+    assert link_status.isSymlink() and link_status.getSymlink().toUri().getPath() == str(written)
+    assert_status_of(written, raw.getFileStatus(hadoop.fs.Path(str(link))))  # followed
