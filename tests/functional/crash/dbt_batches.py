@@ -2,16 +2,19 @@
 prints a line as each batch completes. The crash tests start it in a process
 group of its own and kill that group with SIGKILL part-way.
 
-    python dbt_batches.py <project_dir> <first_batch> <last_batch> [--var key=value] [--query SQL]
+    python dbt_batches.py <project_dir> <first_batch> <last_batch> [--var key=value]
+                          [--operation MACRO] [--query SQL]
 
-Each --var is passed to dbt along with `batch`. Each --query runs after the
-batches, on the session dbt used, and prints `ROW` and its first row's values
+Each --var is passed to dbt along with `batch`. An --operation runs (`dbt
+run-operation`) after each batch, or once when there is no batch (first >
+last), and prints a line when done. Each --query runs after the batches, on the session dbt used, and prints `ROW` and its first row's values
 (the test process cannot read this lake: its embedded metastore admits one JVM).
 """
 
 import argparse
 import json
 import sys
+from typing import Any, Dict, List
 
 from dbt.cli.main import dbtRunner
 
@@ -22,22 +25,33 @@ def main() -> None:
     parser.add_argument("first", type=int)
     parser.add_argument("last", type=int)
     parser.add_argument("--var", action="append", default=[])
+    parser.add_argument("--operation")
     parser.add_argument("--query", action="append", default=[])
     args = parser.parse_args()
     extra = dict(item.split("=", 1) for item in args.var)
-    for batch in range(args.first, args.last + 1):
-        result = dbtRunner().invoke(["run", "--project-dir", args.project, "--profiles-dir", args.project,
-                                     "--vars", json.dumps({"batch": batch, **extra})])
-        if not result.success:
-            print(f"batch {batch} failed: {result.exception}", flush=True)
-            sys.exit(1)
-        print(f"batch {batch} done", flush=True)
+    batches = range(args.first, args.last + 1)
+    for batch in batches or [None]:
+        # The models read var('batch') when dbt parses them, an operation's run too.
+        dbt_vars = {"batch": args.last if batch is None else batch, **extra}
+        if batch is not None:
+            invoke(args.project, ["run"], dbt_vars, f"batch {batch}")
+        if args.operation:
+            invoke(args.project, ["run-operation", args.operation], dbt_vars, f"operation {args.operation}")
     if args.query:
         from pyspark.sql import SparkSession
 
         spark = SparkSession.getActiveSession() or SparkSession._instantiatedSession
         for query in args.query:
             print("ROW", *spark.newSession().sql(query).collect()[0], flush=True)
+
+
+def invoke(project: str, command: List[str], dbt_vars: Dict[str, Any], label: str) -> None:
+    result = dbtRunner().invoke([*command, "--project-dir", project, "--profiles-dir", project,
+                                 "--vars", json.dumps(dbt_vars)])
+    if not result.success:
+        print(f"{label} failed: {result.exception}", flush=True)
+        sys.exit(1)
+    print(f"{label} done", flush=True)
 
 
 if __name__ == "__main__":

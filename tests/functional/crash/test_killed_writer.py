@@ -76,7 +76,8 @@ class ChildRun:
         return self.log.read_text(errors="replace")
 
     def batches_done(self) -> List[int]:
-        return [int(line.split()[1]) for line in self.output().splitlines() if line.endswith(" done")]
+        return [int(line.split()[1]) for line in self.output().splitlines()
+                if line.startswith("batch ") and line.endswith(" done")]
 
 
 @pytest.fixture
@@ -143,3 +144,28 @@ def test_run_started_at_once_after_a_kill_during_compaction_completes(own_lake_p
         assert "left pending by a writer that died" in rerun.output()
     last = completed_instants(project.table_dir("events"))[-1]
     assert last[2] in ("deltacommit", "commit")
+
+
+def test_scheduled_compaction_killed_in_flight_is_completed_by_the_next_operation(tmp_path):
+    """`lake_compact_scheduled` (compaction mode `schedule`: the writes plan,
+    the operation runs the plans between builds) killed while it runs a plan,
+    then run again at once: the plan left in flight is completed, the data is
+    unchanged."""
+    project = DbtProject(tmp_path / "project", "crash", tmp_path / "lake")
+    project.model("events", EVENTS.replace("'delta_commits': 2}", "'delta_commits': 2, 'mode': 'schedule'}"))
+    timeline = project.table_dir("events") / ".hoodie" / "timeline"
+    # A batch, then the operation, until a compaction is caught in flight.
+    run = ChildRun(project, 1, 40, "--operation", "lake_compact_scheduled")
+    run.kill_when(lambda: timeline.is_dir() and bool(list(timeline.glob("*.compaction.inflight"))))
+    written = max(run.batches_done())
+    killed = pending_compactions(timeline)
+    assert killed, "the kill left no compaction in flight"
+
+    # At once, while the dead process's heartbeat is still fresh: the operation alone.
+    rerun = ChildRun(project, written + 1, written, "--operation", "lake_compact_scheduled", "--query", VALUES)
+    assert rerun.finish() == 0, rerun.output()
+    assert "operation lake_compact_scheduled done" in rerun.output()
+    assert query_rows(rerun) == [expected(written)]
+    assert not pending_compactions(timeline)
+    completed = {instant: action for instant, _, action in completed_instants(project.table_dir("events"))}
+    assert all(completed.get(instant) == "commit" for instant in killed), completed
