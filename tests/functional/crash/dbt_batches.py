@@ -7,8 +7,9 @@ group of its own and kill that group with SIGKILL part-way.
 
 Each --var is passed to dbt along with `batch`. An --operation runs (`dbt
 run-operation`) after each batch, or once when there is no batch (first >
-last), and prints a line when done. Each --query runs after the batches, on the session dbt used, and prints `ROW` and its first row's values
-(the test process cannot read this lake: its embedded metastore admits one JVM).
+last), and prints a line when done. Each --query runs after the batches, on
+the session dbt used, and prints `ROW` and its first row's values (the test
+process cannot read this lake: its embedded metastore admits one JVM).
 """
 
 import argparse

@@ -9,6 +9,8 @@ import os
 import pwd
 import stat
 
+import pytest
+
 from tests.functional.conftest import spark
 
 
@@ -76,11 +78,9 @@ def test_files_get_the_permissions_hadoop_gives_them_without_chmod(project, tmp_
     assert_status_of(written, raw.getFileLinkStatus(hadoop.fs.Path(str(written))))
     missing = hadoop.fs.Path(str(folder / "missing"))
     assert not local.exists(missing)
-    try:
+    # py4j's error, carrying the FileNotFoundException Hadoop's class throws.
+    with pytest.raises(Exception, match=r"FileNotFoundException: File .*missing does not exist"):
         raw.getFileStatus(missing)
-        raise AssertionError("a missing file has a status")
-    except Exception as error:  # py4j's, carrying Hadoop's FileNotFoundException
-        assert "FileNotFoundException" in str(error) and "does not exist" in str(error)
 
     # A symbolic link's own status is still Hadoop's (it reads the link).
     link = tmp_path / "link_to_part"
