@@ -82,8 +82,6 @@ class ChangeRead:
     # query runs, so the changes are read from the upstream once (the run log
     # counts them too); None for reads that are empty or whole-table.
     staged_as: Optional[str] = None
-    # The model adds the changes' values as deltas (lake_signed_changes).
-    signed: bool = False
 
     @property
     def is_empty(self) -> bool:

@@ -351,7 +351,7 @@ class LakehouseAdapter(SparkAdapter):
         number = list(reads).index(slot) + 1 if slot in reads else len(reads) + 1
         staged_as = (f"{this.schema}.{self.scratch_identifier(this.identifier, f'read_{number}')}"
                      if stage and read.is_incremental else None)
-        read = dataclasses.replace(read, staged_as=staged_as, signed=signed)
+        read = dataclasses.replace(read, staged_as=staged_as)
         reads[slot] = read
         return read
 

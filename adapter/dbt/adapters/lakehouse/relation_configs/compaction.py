@@ -34,7 +34,6 @@ class CompactionConfig(LakeSetting):
     CONFIG_KEY = "compaction"
 
     table_type: str = "cow"
-    configured: bool = False
     trigger: str = "num_commits"
     delta_commits: int = 5
     delta_seconds: int = 3600
@@ -51,7 +50,6 @@ class CompactionConfig(LakeSetting):
         defaults = cls()
         return cls(
             table_type=table_type,
-            configured=bool(block),
             trigger=choice(model, "compaction.trigger", block.get("trigger"), TRIGGERS, defaults.trigger),
             delta_commits=positive_int(model, "compaction.delta_commits", block.get("delta_commits"), defaults.delta_commits),
             delta_seconds=positive_int(model, "compaction.delta_seconds", block.get("delta_seconds"), defaults.delta_seconds),

@@ -11,5 +11,4 @@ class LakeConfigError(CompilationError):
     """A lake-format config of a model is wrong; the message says how to fix it."""
 
     def __init__(self, model: str, key: str, value: Any, allowed: str) -> None:
-        self.model, self.key, self.value = model, key, value
         super().__init__(f"Model '{model}': config '{key}' = {value!r} is not valid. {allowed}")
