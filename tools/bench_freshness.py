@@ -59,7 +59,7 @@ from generate_billing import generate  # noqa: E402
 from landing import land_batch  # noqa: E402
 from profile_batch import StatementRecorder  # noqa: E402
 from run_warehouse import Builds, billing_lines, tally  # noqa: E402
-from soak import past_start, rss_mib, write_profile  # noqa: E402
+from soak import cpu_seconds, past_start, rss_mib, write_profile  # noqa: E402
 
 SCHEMA = "fresh"
 BATCH_MINUTES = 480  # the generator's default window for a batch
@@ -82,12 +82,6 @@ def statement_seconds(recorder: StatementRecorder) -> Dict[str, Dict[str, float]
     return {node: dict(kinds) for node, kinds in seconds.items()}
 
 
-def cpu_seconds(pid: int) -> float:
-    """A process's CPU time so far (user and system), from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
-
-
 def check_truth(spark, truth: dict, label: str) -> None:
     found = totals(spark)
     expected = {key: truth[key] for key in found}
@@ -95,7 +89,7 @@ def check_truth(spark, truth: dict, label: str) -> None:
         sys.exit(f"{label}: the warehouse's totals {found} differ from the generator's truth {expected}")
 
 
-def build_batch(builds: Builds, spark, generated: Path, landing: Path, batch: int, before: dict,
+def build_batch(builds: Builds, spark, jvm: int, generated: Path, landing: Path, batch: int, before: dict,
                 truth: List[dict], label: str) -> dict:
     """Lands batch `batch` and builds it as continuous mode does: one `dbt
     build` checking what it wrote, the totals checked against the truth, then
@@ -105,7 +99,6 @@ def build_batch(builds: Builds, spark, generated: Path, landing: Path, batch: in
     new = {name: value for name, value in landed_files(landing).items() if name not in known}
     started = time.perf_counter()
     recorder = StatementRecorder()
-    jvm = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
     cpu_before = {"jvm": cpu_seconds(jvm), "python": cpu_seconds(os.getpid())}
     result = builds.build("changed", callbacks=[recorder])
     build_s = time.perf_counter() - started
@@ -164,7 +157,7 @@ def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int
     jvm = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
     before = billing_lines(spark.newSession(), SCHEMA)
     for number, batch in enumerate(range(chunked + 1, preload_batches + 1), start=1):
-        figures = build_batch(builds, spark, generated, landing, batch, before, truth, f"warm-up batch {number}")
+        figures = build_batch(builds, spark, jvm, generated, landing, batch, before, truth, f"warm-up batch {number}")
         print(describe_batch(f"warm-up batch {number}", figures), flush=True)
         before = figures["lines_total"]
     check_truth(spark.newSession(), truth[preload_batches - 1], "after the preload")
@@ -178,7 +171,7 @@ def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int
 
     measured: List[dict] = []
     for number, batch in enumerate(range(preload_batches + 1, total_batches + 1), start=1):
-        figures = build_batch(builds, spark, generated, landing, batch, before, truth, f"batch {number}")
+        figures = build_batch(builds, spark, jvm, generated, landing, batch, before, truth, f"batch {number}")
         figures["jvm_peak_mib"] = rss_mib(jvm, "VmHWM")
         print(describe_batch(f"batch {number}", figures) + f"; JVM peak {figures['jvm_peak_mib']:,.0f} MiB",
               flush=True)

@@ -115,6 +115,12 @@ def rss_mib(pid: int, field: str = "VmRSS") -> float:
     return float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far (user and system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
 def jvm_figures(spark) -> tuple:
     """(JVM resident MiB, heap MiB in use after a full GC)."""
     jvm = spark.sparkContext._jvm
