@@ -13,7 +13,10 @@ setup:
 run: setup
 	$(BIN)/python tools/run_warehouse.py
 
+# SQL style (sqlfluff), Python lint and format (ruff), the adapter's types (mypy).
 lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/sqlfluff lint models tests/data macros
 
 unit: setup

@@ -49,7 +49,6 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Dict, List
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -69,14 +68,15 @@ def totals(spark) -> dict:
     """What the truth is checked against: spend in ADS, billable events in DWD."""
     row = spark.sql(
         f"select (select coalesce(sum(spend_micros), 0) from {SCHEMA}_ads.ads_spend_by_industry) as cost_micros, "
-        f"(select count(*) from {SCHEMA}_dwd.dwd_billing_events) as events").collect()[0]
+        f"(select count(*) from {SCHEMA}_dwd.dwd_billing_events) as events"
+    ).collect()[0]
     return row.asDict()
 
 
-def statement_seconds(recorder: StatementRecorder) -> Dict[str, Dict[str, float]]:
+def statement_seconds(recorder: StatementRecorder) -> dict[str, dict[str, float]]:
     """Per node, the seconds of the SQL statements dbt sent, by kind
     (profile_batch.statement_kind): where a model's time went."""
-    seconds: Dict[str, Dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    seconds: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for statement in recorder.statements:
         seconds[statement.node.split(".")[-1]][statement.kind] += statement.seconds
     return {node: dict(kinds) for node, kinds in seconds.items()}
@@ -86,11 +86,22 @@ def check_truth(spark, truth: dict, label: str) -> None:
     found = totals(spark)
     expected = {key: truth[key] for key in found}
     if found != expected:
-        sys.exit(f"{label}: the warehouse's totals {found} differ from the generator's truth {expected}")
+        sys.exit(
+            f"{label}: the warehouse's totals {found} differ from the generator's truth {expected}"
+        )
 
 
-def build_batch(builds: Builds, spark, jvm: int, generated: Path, landing: Path, batch: int, before: dict,
-                truth: List[dict], label: str) -> dict:
+def build_batch(
+    builds: Builds,
+    spark,
+    jvm: int,
+    generated: Path,
+    landing: Path,
+    batch: int,
+    before: dict,
+    truth: list[dict],
+    label: str,
+) -> dict:
     """Lands batch `batch` and builds it as continuous mode does: one `dbt
     build` checking what it wrote, the totals checked against the truth, then
     the compaction the build planned. Returns its figures."""
@@ -104,23 +115,43 @@ def build_batch(builds: Builds, spark, jvm: int, generated: Path, landing: Path,
     build_s = time.perf_counter() - started
     # Where the cores went: a Python process (dbt) busy for a large share of
     # the build competes with the Spark JVM for the same cores.
-    cpu = {"jvm": cpu_seconds(jvm) - cpu_before["jvm"], "python": cpu_seconds(os.getpid()) - cpu_before["python"]}
+    cpu = {
+        "jvm": cpu_seconds(jvm) - cpu_before["jvm"],
+        "python": cpu_seconds(os.getpid()) - cpu_before["python"],
+    }
     session = spark.newSession()  # fresh file listings, as a reader would see them
     figures = batch_figures(result, new, before, billing_lines(session, SCHEMA))
     check_truth(session, truth[batch - 1], label)
-    figures.update({"build_s": build_s, "cpu_s": cpu, "compaction_s": builds.compact_scheduled(), "tally": tally(result),
-                    "statements": statement_seconds(recorder)})
+    figures.update(
+        {
+            "build_s": build_s,
+            "cpu_s": cpu,
+            "compaction_s": builds.compact_scheduled(),
+            "tally": tally(result),
+            "statements": statement_seconds(recorder),
+        }
+    )
     return figures
 
 
 def describe_batch(label: str, figures: dict) -> str:
-    return (describe(label, figures, figures["build_s"], "of what it wrote", figures["tally"])
-            + f"; CPU: JVM {figures['cpu_s']['jvm']:.0f} s, Python {figures['cpu_s']['python']:.0f} s"
-            + f"; totals equal the truth; then compaction {figures['compaction_s']:.1f} s")
+    return (
+        describe(label, figures, figures["build_s"], "of what it wrote", figures["tally"])
+        + f"; CPU: JVM {figures['cpu_s']['jvm']:.0f} s, Python {figures['cpu_s']['python']:.0f} s"
+        + f"; totals equal the truth; then compaction {figures['compaction_s']:.1f} s"
+    )
 
 
-def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int, work: Path, threads: int,
-            warmup: int) -> dict:
+def run_one(
+    preload: int,
+    batch_events: int,
+    batches: int,
+    chunk: int,
+    seed: int,
+    work: Path,
+    threads: int,
+    warmup: int,
+) -> dict:
     """Preload, then land and build `batches` batches; returns the figures."""
     from pyspark.sql import SparkSession
 
@@ -129,18 +160,37 @@ def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int
     lake, landing, generated = work / "lake", work / "landing", work / "generated"
     write_profile(work / "profiles", lake, schema=SCHEMA, threads=threads)
     os.environ["ADLAKE_LANDING_DIR"] = str(landing)
-    builds = Builds(["--project-dir", str(ROOT), "--profiles-dir", str(work / "profiles"),
-                     "--target-path", str(work / "target"), "--log-path", str(work / "logs")],
-                    compact_between_builds=True)
+    builds = Builds(
+        [
+            "--project-dir",
+            str(ROOT),
+            "--profiles-dir",
+            str(work / "profiles"),
+            "--target-path",
+            str(work / "target"),
+            "--log-path",
+            str(work / "logs"),
+        ],
+        compact_between_builds=True,
+    )
 
     preload_batches = max(1, preload // batch_events)
     total_batches = preload_batches + batches
     started = time.perf_counter()
-    truth = generate(generated, seed=seed, events=batch_events * total_batches, batches=total_batches,
-                     start=past_start(total_batches, BATCH_MINUTES), batch_minutes=BATCH_MINUTES,
-                     force=True)["batches"]
-    print(f"preload {preload:,}: generated {batch_events * total_batches:,} event lines in "
-          f"{total_batches} batches in {time.perf_counter() - started:.0f} s", flush=True)
+    truth = generate(
+        generated,
+        seed=seed,
+        events=batch_events * total_batches,
+        batches=total_batches,
+        start=past_start(total_batches, BATCH_MINUTES),
+        batch_minutes=BATCH_MINUTES,
+        force=True,
+    )["batches"]
+    print(
+        f"preload {preload:,}: generated {batch_events * total_batches:,} event lines in "
+        f"{total_batches} batches in {time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
 
     started = time.perf_counter()
     per_chunk = max(1, chunk // batch_events)
@@ -151,13 +201,18 @@ def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int
             land_batch(generated, landing, batch)
         builds.build("changed", command="run")
         builds.compact_scheduled()
-        print(f"preload {preload:,}: batches {first}-{last} built "
-              f"({time.perf_counter() - started:.0f} s so far)", flush=True)
+        print(
+            f"preload {preload:,}: batches {first}-{last} built "
+            f"({time.perf_counter() - started:.0f} s so far)",
+            flush=True,
+        )
     spark = SparkSession.builder.getOrCreate()
     jvm = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
     before = billing_lines(spark.newSession(), SCHEMA)
     for number, batch in enumerate(range(chunked + 1, preload_batches + 1), start=1):
-        figures = build_batch(builds, spark, jvm, generated, landing, batch, before, truth, f"warm-up batch {number}")
+        figures = build_batch(
+            builds, spark, jvm, generated, landing, batch, before, truth, f"warm-up batch {number}"
+        )
         print(describe_batch(f"warm-up batch {number}", figures), flush=True)
         before = figures["lines_total"]
     check_truth(spark.newSession(), truth[preload_batches - 1], "after the preload")
@@ -169,12 +224,17 @@ def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int
     check_s = time.perf_counter() - started
     print(f"preload {preload:,}: whole-table checks [{tally_full}] in {check_s:.0f} s", flush=True)
 
-    measured: List[dict] = []
+    measured: list[dict] = []
     for number, batch in enumerate(range(preload_batches + 1, total_batches + 1), start=1):
-        figures = build_batch(builds, spark, jvm, generated, landing, batch, before, truth, f"batch {number}")
+        figures = build_batch(
+            builds, spark, jvm, generated, landing, batch, before, truth, f"batch {number}"
+        )
         figures["jvm_peak_mib"] = rss_mib(jvm, "VmHWM")
-        print(describe_batch(f"batch {number}", figures) + f"; JVM peak {figures['jvm_peak_mib']:,.0f} MiB",
-              flush=True)
+        print(
+            describe_batch(f"batch {number}", figures)
+            + f"; JVM peak {figures['jvm_peak_mib']:,.0f} MiB",
+            flush=True,
+        )
         measured.append(figures)
         before = figures["lines_total"]
     spark.stop()
@@ -182,49 +242,85 @@ def run_one(preload: int, batch_events: int, batches: int, chunk: int, seed: int
     latencies = [f["landing_to_ads"] for f in measured]
     layers = sorted({layer for f in measured for layer in f["seconds"]})
     return {
-        "preload": preload, "batch_events": batch_events, "preload_s": preload_s, "full_checks_s": check_s,
-        "median_s": statistics.median(latencies), "worst_s": max(latencies),
-        "median_by_layer_s": {layer: statistics.median(f["seconds"].get(layer, 0.0) for f in measured)
-                              for layer in layers},
+        "preload": preload,
+        "batch_events": batch_events,
+        "preload_s": preload_s,
+        "full_checks_s": check_s,
+        "median_s": statistics.median(latencies),
+        "worst_s": max(latencies),
+        "median_by_layer_s": {
+            layer: statistics.median(f["seconds"].get(layer, 0.0) for f in measured)
+            for layer in layers
+        },
         "jvm_peak_mib": max(f["jvm_peak_mib"] for f in measured),
         "batches": measured,
     }
 
 
-def summarise(runs: List[dict]) -> None:
+def summarise(runs: list[dict]) -> None:
     print(f"\n{'preloaded':>11} {'preload s':>9} {'median s':>8} {'worst s':>7}  median per layer")
     for run in runs:
         layers = ", ".join(f"{name} {s:.1f}" for name, s in run["median_by_layer_s"].items())
-        print(f"{run['preload']:>11,} {run['preload_s']:>9.0f} {run['median_s']:>8.1f} {run['worst_s']:>7.1f}  {layers}")
+        print(
+            f"{run['preload']:>11,} {run['preload_s']:>9.0f} {run['median_s']:>8.1f} {run['worst_s']:>7.1f}  {layers}"
+        )
     if len(runs) > 1:
         small, large = runs[0], runs[-1]
-        print(f"median at {large['preload']:,} / median at {small['preload']:,}: "
-              f"{large['median_s'] / small['median_s']:.2f}x")
+        print(
+            f"median at {large['preload']:,} / median at {small['preload']:,}: "
+            f"{large['median_s'] / small['median_s']:.2f}x"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--preload", type=int, action="append",
-                        help="events in the warehouse before the measured batches; repeat for several sizes "
-                             "(default 1000000 and 10000000)")
+    parser.add_argument(
+        "--preload",
+        type=int,
+        action="append",
+        help="events in the warehouse before the measured batches; repeat for several sizes "
+        "(default 1000000 and 10000000)",
+    )
     parser.add_argument("--batch-events", type=int, default=100_000)
-    parser.add_argument("--batches", type=int, default=5, help="measured batches per size (default 5)")
-    parser.add_argument("--preload-chunk", type=int, default=1_000_000, help="events landed per preload run")
+    parser.add_argument(
+        "--batches", type=int, default=5, help="measured batches per size (default 5)"
+    )
+    parser.add_argument(
+        "--preload-chunk", type=int, default=1_000_000, help="events landed per preload run"
+    )
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--threads", type=int, default=4, help="dbt threads (default 4, as make run)")
-    parser.add_argument("--warmup", type=int, default=2,
-                        help="the preload's last batches, built one by one as measured ones are but not "
-                             "measured: a long-running watcher's JVM has built batches before (default 2)")
-    parser.add_argument("--work", type=Path, help="work folder, kept (default: a temporary one, removed after)")
+    parser.add_argument(
+        "--threads", type=int, default=4, help="dbt threads (default 4, as make run)"
+    )
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=2,
+        help="the preload's last batches, built one by one as measured ones are but not "
+        "measured: a long-running watcher's JVM has built batches before (default 2)",
+    )
+    parser.add_argument(
+        "--work", type=Path, help="work folder, kept (default: a temporary one, removed after)"
+    )
     parser.add_argument("--json", type=Path, help="write every figure here")
-    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child: one size, JSON on stdout's last line
+    parser.add_argument(
+        "--one", action="store_true", help=argparse.SUPPRESS
+    )  # a child: one size, JSON on stdout's last line
     args = parser.parse_args()
     sizes = args.preload or [1_000_000, 10_000_000]
 
     work = args.work or Path(tempfile.mkdtemp(prefix="adlake_fresh_"))
     if args.one:
-        figures = run_one(sizes[0], args.batch_events, args.batches, args.preload_chunk, args.seed, work, args.threads,
-                          args.warmup)
+        figures = run_one(
+            sizes[0],
+            args.batch_events,
+            args.batches,
+            args.preload_chunk,
+            args.seed,
+            work,
+            args.threads,
+            args.warmup,
+        )
         print("figures: " + json.dumps(figures), flush=True)
         return
 
@@ -233,15 +329,34 @@ def main() -> None:
         for size in sizes:
             # A process per size: each gets a JVM and a lake of its own.
             child = subprocess.Popen(
-                [sys.executable, __file__, "--one", "--preload", str(size), "--batch-events", str(args.batch_events),
-                 "--batches", str(args.batches), "--preload-chunk", str(args.preload_chunk),
-                 "--seed", str(args.seed), "--threads", str(args.threads), "--warmup", str(args.warmup),
-                 "--work", str(work / f"preload_{size}")],
-                stdout=subprocess.PIPE, text=True)
+                [
+                    sys.executable,
+                    __file__,
+                    "--one",
+                    "--preload",
+                    str(size),
+                    "--batch-events",
+                    str(args.batch_events),
+                    "--batches",
+                    str(args.batches),
+                    "--preload-chunk",
+                    str(args.preload_chunk),
+                    "--seed",
+                    str(args.seed),
+                    "--threads",
+                    str(args.threads),
+                    "--warmup",
+                    str(args.warmup),
+                    "--work",
+                    str(work / f"preload_{size}"),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
             figures = None
             for line in child.stdout:  # its progress as it goes; its figures on the last line
                 if line.startswith("figures: "):
-                    figures = json.loads(line[len("figures: "):])
+                    figures = json.loads(line[len("figures: ") :])
                 else:
                     print(line, end="", flush=True)
             if child.wait() != 0 or figures is None:

@@ -45,7 +45,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 import yaml
 from dbt.cli.main import dbtRunner
@@ -119,16 +118,18 @@ select * from deltas
 {% endif %}
 """
 
-AGGREGATES = {"daily_spend": "recompute touched groups (lake_changed_keys)",
-              "daily_spend_deltas": "apply deltas (lake_signed_changes)"}
+AGGREGATES = {
+    "daily_spend": "recompute touched groups (lake_changed_keys)",
+    "daily_spend_deltas": "apply deltas (lake_signed_changes)",
+}
 
 
 class Statements:
     """A dbt event callback: each SQL statement's text and seconds."""
 
     def __init__(self) -> None:
-        self.done: List[Tuple[str, float]] = []
-        self._open: Dict[str, str] = {}
+        self.done: list[tuple[str, float]] = []
+        self._open: dict[str, str] = {}
 
     def __call__(self, msg) -> None:
         if msg.info.name == "SQLQuery":
@@ -137,7 +138,7 @@ class Statements:
             self.done.append((self._open.pop(msg.info.thread), float(msg.data.elapsed)))
 
 
-def split(statements: List[Tuple[str, float]], wall: float) -> Dict[str, float]:
+def split(statements: list[tuple[str, float]], wall: float) -> dict[str, float]:
     """Where a model run's wall time went."""
     parts = {"changes read": 0.0, "write (query and Hudi commit)": 0.0, "other statements": 0.0}
     for sql, seconds in statements:
@@ -151,17 +152,25 @@ def split(statements: List[Tuple[str, float]], wall: float) -> Dict[str, float]:
     return parts
 
 
-def dbt(project: Path, *args: str, recorder: Optional[Statements] = None) -> float:
+def dbt(project: Path, *args: str, recorder: Statements | None = None) -> float:
     started = time.time()
     result = dbtRunner(callbacks=[recorder] if recorder else []).invoke(
-        ["--log-level", "warn", *args, "--project-dir", str(project), "--profiles-dir", str(project)]
+        [
+            "--log-level",
+            "warn",
+            *args,
+            "--project-dir",
+            str(project),
+            "--profiles-dir",
+            str(project),
+        ]
     )
     if not result.success:
         raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception}")
     return time.time() - started
 
 
-def scan_metrics(spark, sql: str) -> Tuple[int, int]:
+def scan_metrics(spark, sql: str) -> tuple[int, int]:
     """(rows, bytes) the scans of `sql` read, from Spark's SQL metrics."""
     # Without adaptive execution the executed plan exposes its scan nodes.
     spark.conf.set("spark.sql.adaptive.enabled", "false")
@@ -184,14 +193,31 @@ def scan_metrics(spark, sql: str) -> Tuple[int, int]:
 
 def write_project(project: Path, lake: Path) -> None:
     (project / "models").mkdir(parents=True)
-    (project / "dbt_project.yml").write_text(yaml.safe_dump(
-        {"name": "bench", "version": "1.0", "config-version": 2, "profile": "bench"}))
+    (project / "dbt_project.yml").write_text(
+        yaml.safe_dump({"name": "bench", "version": "1.0", "config-version": 2, "profile": "bench"})
+    )
     from dbt.adapters.lakehouse import hudi_bundle
 
-    (project / "profiles.yml").write_text(yaml.safe_dump({"bench": {"target": "local", "outputs": {"local": {
-        "type": "lakehouse", "method": "session", "schema": "bench", "threads": 1,
-        "lake_dir": str(lake), "hudi_jar": str(hudi_bundle.locate(cache_dir=ROOT / ".cache" / "jars")),
-        "spark_conf": {"spark.driver.memory": "12g"}}}}}))
+    (project / "profiles.yml").write_text(
+        yaml.safe_dump(
+            {
+                "bench": {
+                    "target": "local",
+                    "outputs": {
+                        "local": {
+                            "type": "lakehouse",
+                            "method": "session",
+                            "schema": "bench",
+                            "threads": 1,
+                            "lake_dir": str(lake),
+                            "hudi_jar": str(hudi_bundle.locate(cache_dir=ROOT / ".cache" / "jars")),
+                            "spark_conf": {"spark.driver.memory": "12g"},
+                        }
+                    },
+                }
+            }
+        )
+    )
     (project / "models" / "events.sql").write_text(UPSTREAM)
     (project / "models" / "daily_spend.sql").write_text(DAILY_SPEND)
     (project / "models" / "daily_spend_deltas.sql").write_text(DAILY_SPEND_DELTAS)
@@ -215,31 +241,46 @@ def measure_size(rows: int, change_rows: int, upstream_type: str, work: Path) ->
     for a while, which would charge the load to the incremental run."""
     project = work / "project"
     base = _size_vars(rows, change_rows, upstream_type)
-    dbt(project, "show", "--inline", "select 1")  # starts this process's Spark session, with Hudi in it
+    dbt(
+        project, "show", "--inline", "select 1"
+    )  # starts this process's Spark session, with Hudi in it
     for version in (2, 3):  # the same records corrected twice; only the second round counts
         round_vars = json.dumps({**base, "version": version})
         before = _latest_completion()
         change = dbt(project, "run", "--select", "events", "--vars", round_vars)
-        figures: Dict[str, dict] = {}
+        figures: dict[str, dict] = {}
         for model in AGGREGATES:
             recorder = Statements()
-            incremental = dbt(project, "run", "--select", model, "--vars", round_vars, recorder=recorder)
+            incremental = dbt(
+                project, "run", "--select", model, "--vars", round_vars, recorder=recorder
+            )
             same = _equals_recompute(model)
             full = dbt(project, "run", "--select", model, "--full-refresh", "--vars", round_vars)
-            figures[model] = {"incremental_s": incremental, "full_s": full, "equals_recompute": same,
-                              "incremental_split_s": split(recorder.done, incremental)}
+            figures[model] = {
+                "incremental_s": incremental,
+                "full_s": full,
+                "equals_recompute": same,
+                "incremental_split_s": split(recorder.done, incremental),
+            }
 
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.getOrCreate().newSession()
     end = _latest_completion()
     inc_rows, inc_bytes = scan_metrics(
-        spark, f"select * from hudi_table_changes('bench.events', 'latest_state', '{before}', '{end}')")
+        spark,
+        f"select * from hudi_table_changes('bench.events', 'latest_state', '{before}', '{end}')",
+    )
     snap_rows, snap_bytes = scan_metrics(spark, "select * from bench.events")
     spark.stop()
-    return {"rows": rows, "upstream_type": upstream_type, "corrected": inc_rows, "change_s": change,
-            "read": {"incremental": [inc_rows, inc_bytes], "snapshot": [snap_rows, snap_bytes]},
-            "aggregates": figures}
+    return {
+        "rows": rows,
+        "upstream_type": upstream_type,
+        "corrected": inc_rows,
+        "change_s": change,
+        "read": {"incremental": [inc_rows, inc_bytes], "snapshot": [snap_rows, snap_bytes]},
+        "aggregates": figures,
+    }
 
 
 def _size_vars(rows: int, change_rows: int, upstream_type: str) -> dict:
@@ -249,29 +290,42 @@ def _size_vars(rows: int, change_rows: int, upstream_type: str) -> dict:
 
 
 def print_size(size: dict) -> None:
-    (inc_rows, inc_bytes), (snap_rows, snap_bytes) = size["read"]["incremental"], size["read"]["snapshot"]
-    print(f"\nupstream ({size['upstream_type'].upper()}): {size['rows']:,} records; "
-          f"corrected: {size['corrected']:,} (last 3 of 30 days); "
-          f"load {size['load_s']:.1f} s, correction upsert {size['change_s']:.1f} s")
+    (inc_rows, inc_bytes), (snap_rows, snap_bytes) = (
+        size["read"]["incremental"],
+        size["read"]["snapshot"],
+    )
+    print(
+        f"\nupstream ({size['upstream_type'].upper()}): {size['rows']:,} records; "
+        f"corrected: {size['corrected']:,} (last 3 of 30 days); "
+        f"load {size['load_s']:.1f} s, correction upsert {size['change_s']:.1f} s"
+    )
     print(f"{'':28}{'rows read':>14}{'bytes read':>16}")
     print(f"{'incremental read':28}{inc_rows:>14,}{inc_bytes:>16,}")
     print(f"{'snapshot read':28}{snap_rows:>14,}{snap_bytes:>16,}")
-    print(f"{'incremental / snapshot':28}{inc_rows / max(snap_rows, 1):>14.2%}{inc_bytes / max(snap_bytes, 1):>16.2%}")
-    print(f"{'aggregate':46}{'incremental':>12}{'full':>8}{'ratio':>7}  equals a recompute; incremental split")
+    print(
+        f"{'incremental / snapshot':28}{inc_rows / max(snap_rows, 1):>14.2%}{inc_bytes / max(snap_bytes, 1):>16.2%}"
+    )
+    print(
+        f"{'aggregate':46}{'incremental':>12}{'full':>8}{'ratio':>7}  equals a recompute; incremental split"
+    )
     for model, f in size["aggregates"].items():
         parts = ", ".join(f"{name} {s:.1f}" for name, s in f["incremental_split_s"].items())
-        print(f"{AGGREGATES[model]:46}{f['incremental_s']:>10.1f} s{f['full_s']:>6.1f} s"
-              f"{f['incremental_s'] / f['full_s']:>7.0%}  {f['equals_recompute']}; {parts}")
+        print(
+            f"{AGGREGATES[model]:46}{f['incremental_s']:>10.1f} s{f['full_s']:>6.1f} s"
+            f"{f['incremental_s'] / f['full_s']:>7.0%}  {f['equals_recompute']}; {parts}"
+        )
 
 
-def crossover(sizes: List[dict], model: str) -> Optional[float]:
+def crossover(sizes: list[dict], model: str) -> float | None:
     """The upstream size at which the incremental run takes as long as the full
     one, each fitted as a line through the smallest and largest size; None when
     the lines do not cross at a positive size."""
     small, large = sizes[0], sizes[-1]
     rows = large["rows"] - small["rows"]
-    slope = {kind: (large["aggregates"][model][kind] - small["aggregates"][model][kind]) / rows
-             for kind in ("incremental_s", "full_s")}
+    slope = {
+        kind: (large["aggregates"][model][kind] - small["aggregates"][model][kind]) / rows
+        for kind in ("incremental_s", "full_s")
+    }
     gap = small["aggregates"][model]["incremental_s"] - small["aggregates"][model]["full_s"]
     closing = slope["full_s"] - slope["incremental_s"]
     if closing <= 0:
@@ -280,27 +334,47 @@ def crossover(sizes: List[dict], model: str) -> Optional[float]:
     return at if at > 0 else None
 
 
-def print_growth(sizes: List[dict]) -> None:
+def print_growth(sizes: list[dict]) -> None:
     small, large = sizes[0], sizes[-1]
-    print(f"\nfrom {small['rows']:,} to {large['rows']:,} upstream records "
-          f"({large['rows'] / small['rows']:.0f}x), the same {small['corrected']:,}-record change:")
+    print(
+        f"\nfrom {small['rows']:,} to {large['rows']:,} upstream records "
+        f"({large['rows'] / small['rows']:.0f}x), the same {small['corrected']:,}-record change:"
+    )
     for model in AGGREGATES:
         a, b = small["aggregates"][model], large["aggregates"][model]
         at = crossover(sizes, model)
-        where = "does not cross" if at is None else (
-            f"incremental is faster from about {at:,.0f} records" if at > small["rows"] or
-            a["incremental_s"] > a["full_s"] else "incremental is faster at every measured size")
-        print(f"  {AGGREGATES[model]}: incremental {b['incremental_s'] / a['incremental_s']:.2f}x, "
-              f"full {b['full_s'] / a['full_s']:.2f}x; {where}")
+        where = (
+            "does not cross"
+            if at is None
+            else (
+                f"incremental is faster from about {at:,.0f} records"
+                if at > small["rows"] or a["incremental_s"] > a["full_s"]
+                else "incremental is faster at every measured size"
+            )
+        )
+        print(
+            f"  {AGGREGATES[model]}: incremental {b['incremental_s'] / a['incremental_s']:.2f}x, "
+            f"full {b['full_s'] / a['full_s']:.2f}x; {where}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, action="append",
-                        help="upstream records; repeat for several sizes (default 5000000 and 50000000)")
-    parser.add_argument("--change-rows", type=int, default=50_000, help="records corrected (default 50000)")
-    parser.add_argument("--upstream-type", choices=["mor", "cow"], default="mor",
-                        help="the upstream's table type (default mor); see the module's docstring")
+    parser.add_argument(
+        "--rows",
+        type=int,
+        action="append",
+        help="upstream records; repeat for several sizes (default 5000000 and 50000000)",
+    )
+    parser.add_argument(
+        "--change-rows", type=int, default=50_000, help="records corrected (default 50000)"
+    )
+    parser.add_argument(
+        "--upstream-type",
+        choices=["mor", "cow"],
+        default="mor",
+        help="the upstream's table type (default mor); see the module's docstring",
+    )
     parser.add_argument("--json", type=Path, help="write every figure here")
     # A child runs one phase of one size (see measure_size).
     parser.add_argument("--phase", choices=["load", "measure"], help=argparse.SUPPRESS)
@@ -310,7 +384,11 @@ def main() -> None:
 
     if args.phase:
         phase = load_size if args.phase == "load" else measure_size
-        print("figures: " + json.dumps(phase(sizes[0], args.change_rows, args.upstream_type, args.work)), flush=True)
+        print(
+            "figures: "
+            + json.dumps(phase(sizes[0], args.change_rows, args.upstream_type, args.work)),
+            flush=True,
+        )
         return
     measured = []
     for rows in sizes:
@@ -331,13 +409,28 @@ def main() -> None:
 
 
 def _child(phase: str, rows: int, args: argparse.Namespace, work: Path) -> dict:
-    child = subprocess.run([sys.executable, __file__, "--phase", phase, "--work", str(work), "--rows", str(rows),
-                            "--change-rows", str(args.change_rows), "--upstream-type", args.upstream_type],
-                           stdout=subprocess.PIPE, text=True)
+    child = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--phase",
+            phase,
+            "--work",
+            str(work),
+            "--rows",
+            str(rows),
+            "--change-rows",
+            str(args.change_rows),
+            "--upstream-type",
+            args.upstream_type,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     found = [line for line in child.stdout.splitlines() if line.startswith("figures: ")]
     if child.returncode != 0 or not found:
         sys.exit(f"{rows:,} records, {phase}: failed (exit {child.returncode})")
-    return json.loads(found[-1][len("figures: "):])
+    return json.loads(found[-1][len("figures: ") :])
 
 
 def _equals_recompute(model: str) -> bool:
@@ -345,11 +438,14 @@ def _equals_recompute(model: str) -> bool:
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.getOrCreate().newSession()
-    return spark.sql(
-        "select count(*) from (select event_date, account_id, sum(cost_micros) s, count(*) n from bench.events "
-        f"group by 1, 2) f full join (select * from bench.{model} where events != 0) d using (event_date, account_id) "
-        "where f.s is null or d.spend_micros is null or f.s != d.spend_micros or f.n != d.events"
-    ).collect()[0][0] == 0
+    return (
+        spark.sql(
+            "select count(*) from (select event_date, account_id, sum(cost_micros) s, count(*) n from bench.events "
+            f"group by 1, 2) f full join (select * from bench.{model} where events != 0) d using (event_date, account_id) "
+            "where f.s is null or d.spend_micros is null or f.s != d.spend_micros or f.n != d.events"
+        ).collect()[0][0]
+        == 0
+    )
 
 
 def _latest_completion() -> str:

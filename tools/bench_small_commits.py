@@ -56,7 +56,9 @@ def measure(spark, table: str, table_type: str, settings: dict, rows: int, write
     seconds = []
     for write in range(writes):
         start = time.perf_counter()
-        spark.sql(f"insert into {table} select id, id * {write}, {write} from range(0, {rows}) as r(id)")
+        spark.sql(
+            f"insert into {table} select id, id * {write}, {write} from range(0, {rows}) as r(id)"
+        )
         seconds.append(time.perf_counter() - start)
     return seconds
 
@@ -69,17 +71,28 @@ def main() -> None:
     args = parser.parse_args()
     unknown = set(args.variants) - set(VARIANTS)
     if unknown:
-        parser.error(f"unknown variant(s) {', '.join(sorted(unknown))}; choose from {', '.join(VARIANTS)}")
+        parser.error(
+            f"unknown variant(s) {', '.join(sorted(unknown))}; choose from {', '.join(VARIANTS)}"
+        )
     args.variants = args.variants or list(VARIANTS)
     with tempfile.TemporaryDirectory(prefix="bench_small_commits_") as lake:
         spark = session(Path(lake))
         print(f"{args.rows}-row upserts, {args.writes} per table; seconds per write")
         for table_type in ("cow", "mor"):
             for name in args.variants:
-                times = measure(spark.newSession(), f"default.{name}_{table_type}", table_type,
-                                VARIANTS[name], args.rows, args.writes)
-                print(f"{table_type}  {name:<18} median {statistics.median(times[1:]):5.2f}   "
-                      + " ".join(f"{t:5.2f}" for t in times), flush=True)
+                times = measure(
+                    spark.newSession(),
+                    f"default.{name}_{table_type}",
+                    table_type,
+                    VARIANTS[name],
+                    args.rows,
+                    args.writes,
+                )
+                print(
+                    f"{table_type}  {name:<18} median {statistics.median(times[1:]):5.2f}   "
+                    + " ".join(f"{t:5.2f}" for t in times),
+                    flush=True,
+                )
         spark.stop()
 
 

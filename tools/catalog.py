@@ -64,7 +64,6 @@ import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DIR = ROOT / ".cache" / "catalog"
@@ -96,7 +95,16 @@ SCHEMA_SCRIPTS = (
 )
 # Tables the Spark client touches on its first DDL and on Hudi writes: checked
 # after the schema is created.
-SCHEMA_CHECK_TABLES = ("DBS", "TBLS", "SDS", "COLUMNS_V2", "PARTITIONS", "PARTITION_KEYS", "TBL_PRIVS", "VERSION")
+SCHEMA_CHECK_TABLES = (
+    "DBS",
+    "TBLS",
+    "SDS",
+    "COLUMNS_V2",
+    "PARTITIONS",
+    "PARTITION_KEYS",
+    "TBL_PRIVS",
+    "VERSION",
+)
 
 # Server settings, rewritten on every start (the port may change).
 SERVER_CONF = "lakehouse.conf"
@@ -142,18 +150,18 @@ class Layout:
         return self.root / "password"
 
 
-def layout(directory: Optional[Path] = None) -> Layout:
+def layout(directory: Path | None = None) -> Layout:
     return Layout(Path(directory or DEFAULT_DIR).resolve())
 
 
-def _read_state(lay: Layout) -> Dict:
+def _read_state(lay: Layout) -> dict:
     try:
         return json.loads(lay.state_file.read_text())
     except FileNotFoundError:
         return {}
 
 
-def _write_state(lay: Layout, state: Dict) -> None:
+def _write_state(lay: Layout, state: dict) -> None:
     tmp = lay.state_file.with_suffix(".tmp")
     tmp.write_text(json.dumps(state, indent=2, sort_keys=True) + "\n")
     tmp.replace(lay.state_file)
@@ -166,12 +174,12 @@ def _version_key(path: Path):
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", path.parent.name)]
 
 
-def find_bin_dir(pgdata: Optional[Path] = None) -> Path:
+def find_bin_dir(pgdata: Path | None = None) -> Path:
     """The folder holding initdb, pg_ctl, postgres, psql and pg_isready.
 
     A cluster is tied to its major version: for an existing one, that
     version's binaries are preferred."""
-    candidates: List[Path] = []
+    candidates: list[Path] = []
     major = None
     if pgdata is not None and (pgdata / "PG_VERSION").is_file():
         major = (pgdata / "PG_VERSION").read_text().strip()
@@ -219,7 +227,7 @@ def service_account(lay: Layout) -> Account:
             entry = pwd.getpwnam(name)
         except KeyError:
             if name == os.environ.get(OS_USER_ENV):
-                raise CatalogError(f"{OS_USER_ENV}={name}: no such account")
+                raise CatalogError(f"{OS_USER_ENV}={name}: no such account") from None
             continue
         if entry.pw_uid == 0:
             raise CatalogError(f"PostgreSQL cannot run as {name} (uid 0); set {OS_USER_ENV}")
@@ -227,7 +235,7 @@ def service_account(lay: Layout) -> Account:
     raise CatalogError(f"no unprivileged account to run PostgreSQL as: set {OS_USER_ENV}")
 
 
-def _run(account: Account, cmd: List[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:
+def _run(account: Account, cmd: list[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:
     """Run cmd as the service account, with a minimal environment."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -271,7 +279,7 @@ def _prepare_folders(lay: Layout, account: Account) -> None:
 # --- the password ----------------------------------------------------------------
 
 
-def password(directory: Optional[Path] = None) -> str:
+def password(directory: Path | None = None) -> str:
     """The role's password: LAKEHOUSE_CATALOG_PASSWORD, else the generated one."""
     from_env = os.environ.get(PASSWORD_ENV)
     if from_env:
@@ -302,7 +310,9 @@ def scram_verifier(secret: str, iterations: int = 4096) -> str:
     that ALTER ROLE carries a verifier, not the password itself. NFKC stands in
     for SASLprep, which leaves printable ASCII as it is."""
     salt = secrets.token_bytes(16)
-    salted = hashlib.pbkdf2_hmac("sha256", unicodedata.normalize("NFKC", secret).encode(), salt, iterations)
+    salted = hashlib.pbkdf2_hmac(
+        "sha256", unicodedata.normalize("NFKC", secret).encode(), salt, iterations
+    )
     client_key = hmac.new(salted, b"Client Key", hashlib.sha256).digest()
     stored_key = hashlib.sha256(client_key).digest()
     server_key = hmac.new(salted, b"Server Key", hashlib.sha256).digest()
@@ -345,7 +355,7 @@ def _alive(pid: int, pgdata: Path) -> bool:
     return any(arg.endswith(b"postgres") for arg in cmdline[:1]) and str(pgdata).encode() in cmdline
 
 
-def _recorded_pid(lay: Layout) -> Optional[int]:
+def _recorded_pid(lay: Layout) -> int | None:
     """The postmaster's pid: ours (postgres.pid), else PostgreSQL's own record."""
     for path in (lay.pid_file, lay.pgdata / "postmaster.pid"):
         try:
@@ -375,32 +385,46 @@ def _initdb(lay: Layout, account: Account, bin_dir: Path) -> None:
     with open(log, "w") as out:
         done = _run(
             account,
-            [str(bin_dir / "initdb"), "-D", str(scratch), "--no-locale", "--encoding=UTF8",
-             "--auth-local=peer", "--auth-host=scram-sha-256", "--no-instructions"],
-            cwd=lay.root, stdout=out, stderr=subprocess.STDOUT,
+            [
+                str(bin_dir / "initdb"),
+                "-D",
+                str(scratch),
+                "--no-locale",
+                "--encoding=UTF8",
+                "--auth-local=peer",
+                "--auth-host=scram-sha-256",
+                "--no-instructions",
+            ],
+            cwd=lay.root,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     if done.returncode != 0:
         raise CatalogError(f"initdb failed (exit {done.returncode}); {log}:\n{_tail(log)}")
     with open(scratch / "postgresql.conf", "a") as conf:
-        conf.write(f"\n# tools/catalog.py's settings, rewritten on every start.\ninclude_if_exists = '{SERVER_CONF}'\n")
+        conf.write(
+            f"\n# tools/catalog.py's settings, rewritten on every start.\ninclude_if_exists = '{SERVER_CONF}'\n"
+        )
     scratch.rename(lay.pgdata)
 
 
 def _write_server_conf(lay: Layout, account: Account, port: int) -> None:
     path = lay.pgdata / SERVER_CONF
     path.write_text(
-        "\n".join([
-            f"listen_addresses = '{HOST}'",
-            f"port = {port}",
-            f"unix_socket_directories = '{lay.run}'",
-            "unix_socket_permissions = 0700",
-            # Each Spark application's metastore client keeps pools of connections.
-            "max_connections = 200",
-            "shared_buffers = 32MB",
-            "password_encryption = 'scram-sha-256'",
-            "log_line_prefix = '%m [%p] %q%u@%d '",
-            "",
-        ])
+        "\n".join(
+            [
+                f"listen_addresses = '{HOST}'",
+                f"port = {port}",
+                f"unix_socket_directories = '{lay.run}'",
+                "unix_socket_permissions = 0700",
+                # Each Spark application's metastore client keeps pools of connections.
+                "max_connections = 200",
+                "shared_buffers = 32MB",
+                "password_encryption = 'scram-sha-256'",
+                "log_line_prefix = '%m [%p] %q%u@%d '",
+                "",
+            ]
+        )
     )
     _chown(account, path)
     os.chmod(path, 0o600)
@@ -412,8 +436,11 @@ def _wait_ready(lay: Layout, account: Account, bin_dir: Path, port: int, timeout
     while True:
         pid = _recorded_pid(lay)
         if pid is not None:
-            ping = _run(account, [str(bin_dir / "pg_isready"), "-q", "-h", HOST, "-p", str(port), "-t", "2"],
-                        cwd=lay.root)
+            ping = _run(
+                account,
+                [str(bin_dir / "pg_isready"), "-q", "-h", HOST, "-p", str(port), "-t", "2"],
+                cwd=lay.root,
+            )
             if ping.returncode == 0:
                 return pid
         if time.monotonic() > deadline:
@@ -431,9 +458,22 @@ def _start_server(lay: Layout, account: Account, bin_dir: Path, port: int, timeo
         _chown(account, lay.server_log)
     done = _run(
         account,
-        [str(bin_dir / "pg_ctl"), "start", "-D", str(lay.pgdata), "-l", str(lay.server_log),
-         "-w", "-t", str(int(timeout)), "-s"],
-        cwd=lay.root, capture_output=True, text=True, start_new_session=True,
+        [
+            str(bin_dir / "pg_ctl"),
+            "start",
+            "-D",
+            str(lay.pgdata),
+            "-l",
+            str(lay.server_log),
+            "-w",
+            "-t",
+            str(int(timeout)),
+            "-s",
+        ],
+        cwd=lay.root,
+        capture_output=True,
+        text=True,
+        start_new_session=True,
     )
     if done.returncode != 0:
         raise CatalogError(
@@ -446,12 +486,35 @@ def _start_server(lay: Layout, account: Account, bin_dir: Path, port: int, timeo
 # --- SQL as the cluster's superuser ----------------------------------------------
 
 
-def _psql(lay: Layout, account: Account, bin_dir: Path, port: int, database: str, sql: str,
-          log: Optional[Path] = None, transaction: bool = True) -> str:
+def _psql(
+    lay: Layout,
+    account: Account,
+    bin_dir: Path,
+    port: int,
+    database: str,
+    sql: str,
+    log: Path | None = None,
+    transaction: bool = True,
+) -> str:
     """Run sql through psql over the Unix socket (peer authentication as the
     cluster's superuser), in one transaction; its output, or CatalogError."""
-    cmd = [str(bin_dir / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-           "-h", str(lay.run), "-p", str(port), "-d", database, "-f", "-"]
+    cmd = [
+        str(bin_dir / "psql"),
+        "-X",
+        "-q",
+        "-A",
+        "-t",
+        "-v",
+        "ON_ERROR_STOP=1",
+        "-h",
+        str(lay.run),
+        "-p",
+        str(port),
+        "-d",
+        database,
+        "-f",
+        "-",
+    ]
     if transaction:
         cmd.insert(1, "--single-transaction")
     done = _run(account, cmd, cwd=lay.root, input=sql, capture_output=True, text=True)
@@ -463,7 +526,7 @@ def _psql(lay: Layout, account: Account, bin_dir: Path, port: int, database: str
     return done.stdout.strip()
 
 
-def query(directory: Optional[Path], sql: str, database: str = DATABASE) -> str:
+def query(directory: Path | None, sql: str, database: str = DATABASE) -> str:
     """Run sql on the running catalog as its superuser (for checks and status)."""
     lay = layout(directory)
     state = _read_state(lay)
@@ -478,20 +541,52 @@ def _literal(text: str) -> str:
 
 def _provision(lay: Layout, account: Account, bin_dir: Path, port: int, secret: str) -> str:
     """Role, database and Hive schema, each created if missing; the schema version."""
-    exists = _psql(lay, account, bin_dir, port, "postgres",
-                   f"SELECT count(*) FROM pg_roles WHERE rolname = {_literal(ROLE)};")
+    exists = _psql(
+        lay,
+        account,
+        bin_dir,
+        port,
+        "postgres",
+        f"SELECT count(*) FROM pg_roles WHERE rolname = {_literal(ROLE)};",
+    )
     create = "CREATE" if exists == "0" else "ALTER"
     # The password on every start, so a changed LAKEHOUSE_CATALOG_PASSWORD applies.
-    _psql(lay, account, bin_dir, port, "postgres",
-          f'{create} ROLE "{ROLE}" LOGIN PASSWORD {_literal(scram_verifier(secret))};')
-    has_db = _psql(lay, account, bin_dir, port, "postgres",
-                   f"SELECT count(*) FROM pg_database WHERE datname = {_literal(DATABASE)};")
+    _psql(
+        lay,
+        account,
+        bin_dir,
+        port,
+        "postgres",
+        f'{create} ROLE "{ROLE}" LOGIN PASSWORD {_literal(scram_verifier(secret))};',
+    )
+    has_db = _psql(
+        lay,
+        account,
+        bin_dir,
+        port,
+        "postgres",
+        f"SELECT count(*) FROM pg_database WHERE datname = {_literal(DATABASE)};",
+    )
     if has_db == "0":
         # Owned by the role, which may then create the tables in its public schema.
-        _psql(lay, account, bin_dir, port, "postgres",
-              f'CREATE DATABASE "{DATABASE}" OWNER "{ROLE}" ENCODING \'UTF8\';', transaction=False)
+        _psql(
+            lay,
+            account,
+            bin_dir,
+            port,
+            "postgres",
+            f'CREATE DATABASE "{DATABASE}" OWNER "{ROLE}" ENCODING \'UTF8\';',
+            transaction=False,
+        )
     version_sql = 'SELECT "SCHEMA_VERSION" FROM "VERSION";'
-    has_schema = _psql(lay, account, bin_dir, port, DATABASE, "SELECT to_regclass('public.\"VERSION\"') IS NOT NULL;")
+    has_schema = _psql(
+        lay,
+        account,
+        bin_dir,
+        port,
+        DATABASE,
+        "SELECT to_regclass('public.\"VERSION\"') IS NOT NULL;",
+    )
     if has_schema != "t":
         missing = [name for name in SCHEMA_SCRIPTS if not (SCHEMA_DIR / name).is_file()]
         if missing:
@@ -501,7 +596,9 @@ def _provision(lay: Layout, account: Account, bin_dir: Path, port: int, secret: 
             )
         # One transaction, as the role that will own the tables: a failure leaves
         # no half schema, and a new start tries again.
-        script = f'SET ROLE "{ROLE}";\n' + "\n".join((SCHEMA_DIR / name).read_text() for name in SCHEMA_SCRIPTS)
+        script = f'SET ROLE "{ROLE}";\n' + "\n".join(
+            (SCHEMA_DIR / name).read_text() for name in SCHEMA_SCRIPTS
+        )
         _psql(lay, account, bin_dir, port, DATABASE, script, log=lay.logs / "schema.log")
     version = _psql(lay, account, bin_dir, port, DATABASE, version_sql)
     if version != SCHEMA_VERSION:
@@ -510,18 +607,26 @@ def _provision(lay: Layout, account: Account, bin_dir: Path, port: int, secret: 
             f"needs {SCHEMA_VERSION}"
         )
     names = ", ".join(_literal(t) for t in SCHEMA_CHECK_TABLES)
-    found = _psql(lay, account, bin_dir, port, DATABASE,
-                  f"SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tableowner = {_literal(ROLE)} "
-                  f"AND tablename IN ({names});")
+    found = _psql(
+        lay,
+        account,
+        bin_dir,
+        port,
+        DATABASE,
+        f"SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tableowner = {_literal(ROLE)} "
+        f"AND tablename IN ({names});",
+    )
     if found != str(len(SCHEMA_CHECK_TABLES)):
-        raise CatalogError(f"The metastore schema in {lay.root} lacks tables: {found} of {names} found")
+        raise CatalogError(
+            f"The metastore schema in {lay.root} lacks tables: {found} of {names} found"
+        )
     return version
 
 
 # --- the commands -----------------------------------------------------------------
 
 
-def start(directory: Optional[Path] = None, port: Optional[int] = None, timeout: float = 60) -> Dict:
+def start(directory: Path | None = None, port: int | None = None, timeout: float = 60) -> dict:
     """Create (once), start (unless running) and provision the catalog; its status."""
     lay = layout(directory)
     account = service_account(lay)
@@ -534,24 +639,41 @@ def start(directory: Optional[Path] = None, port: Optional[int] = None, timeout:
     pid = _recorded_pid(lay)
     if pid is not None:
         if port is not None and port != state.get("port"):
-            raise CatalogError(f"the catalog is running on port {state.get('port')}: stop it to change its port")
+            raise CatalogError(
+                f"the catalog is running on port {state.get('port')}: stop it to change its port"
+            )
         if not state.get("port"):
-            raise CatalogError(f"a server of {lay.pgdata} (pid {pid}) runs, not started by this tool: stop it")
+            raise CatalogError(
+                f"a server of {lay.pgdata} (pid {pid}) runs, not started by this tool: stop it"
+            )
         port = state["port"]
     else:
         if port is None:
-            port = state.get("port") if state.get("port") and _port_free(state["port"]) else free_port()
+            port = (
+                state.get("port")
+                if state.get("port") and _port_free(state["port"])
+                else free_port()
+            )
         elif not _port_free(port):
             raise CatalogError(f"port {port} is already in use on {HOST}")
         pid = _start_server(lay, account, bin_dir, port, timeout)
     lay.pid_file.write_text(f"{pid}\n")
-    _write_state(lay, {"port": port, "host": HOST, "database": DATABASE, "role": ROLE,
-                       "os_user": account.name, "bin_dir": str(bin_dir)})
+    _write_state(
+        lay,
+        {
+            "port": port,
+            "host": HOST,
+            "database": DATABASE,
+            "role": ROLE,
+            "os_user": account.name,
+            "bin_dir": str(bin_dir),
+        },
+    )
     _provision(lay, account, bin_dir, port, secret)
     return status(lay.root)
 
 
-def stop(directory: Optional[Path] = None, timeout: float = 30) -> bool:
+def stop(directory: Path | None = None, timeout: float = 30) -> bool:
     """Stop the server by its recorded pid; False when it was not running."""
     lay = layout(directory)
     pid = _recorded_pid(lay)
@@ -576,7 +698,7 @@ def stop(directory: Optional[Path] = None, timeout: float = 30) -> bool:
     return stopped
 
 
-def status(directory: Optional[Path] = None) -> Dict:
+def status(directory: Path | None = None) -> dict:
     lay = layout(directory)
     state = _read_state(lay)
     pid = _recorded_pid(lay)
@@ -606,8 +728,11 @@ def status(directory: Optional[Path] = None) -> Dict:
 
 def jdbc_driver_jar(jars_dir: Path = JARS_DIR) -> Path:
     """PostgreSQL's JDBC driver (org.postgresql:postgresql 42.x) that setup.sh fetched."""
+
     def version(path: Path):
-        return [int(part) if part.isdigit() else 0 for part in path.stem.split("-", 1)[1].split(".")]
+        return [
+            int(part) if part.isdigit() else 0 for part in path.stem.split("-", 1)[1].split(".")
+        ]
 
     found = sorted(jars_dir.glob("postgresql-42.*.jar"), key=version)
     if not found:
@@ -615,12 +740,15 @@ def jdbc_driver_jar(jars_dir: Path = JARS_DIR) -> Path:
     return found[-1].resolve()
 
 
-def default_warehouse(directory: Optional[Path] = None) -> Path:
+def default_warehouse(directory: Path | None = None) -> Path:
     return layout(directory).root / "warehouse"
 
 
-def spark_conf(directory: Optional[Path] = None, warehouse_dir: Optional[Path] = None,
-               password_value: Optional[str] = None) -> Dict[str, str]:
+def spark_conf(
+    directory: Path | None = None,
+    warehouse_dir: Path | None = None,
+    password_value: str | None = None,
+) -> dict[str, str]:
     """The `spark_conf` of a `method: session` profile that uses this catalog.
 
     password_value replaces the password (e.g. a profile's
@@ -628,13 +756,17 @@ def spark_conf(directory: Optional[Path] = None, warehouse_dir: Optional[Path] =
     lay = layout(directory)
     state = _read_state(lay)
     if "port" not in state:
-        raise CatalogError(f"no catalog in {lay.root}: run `python tools/catalog.py start --dir {lay.root}`")
+        raise CatalogError(
+            f"no catalog in {lay.root}: run `python tools/catalog.py start --dir {lay.root}`"
+        )
     jdo = "spark.hadoop.javax.jdo.option."
     return {
         jdo + "ConnectionURL": f"jdbc:postgresql://{HOST}:{state['port']}/{DATABASE}",
         jdo + "ConnectionDriverName": "org.postgresql.Driver",
         jdo + "ConnectionUserName": ROLE,
-        jdo + "ConnectionPassword": password_value if password_value is not None else password(lay.root),
+        jdo + "ConnectionPassword": password_value
+        if password_value is not None
+        else password(lay.root),
         # On the JVM's own class path: the adapter's spark.jars holds the Hudi
         # bundle, and Spark's Hive client shares org.postgresql classes with it.
         "spark.driver.extraClassPath": str(jdbc_driver_jar()),
@@ -650,32 +782,44 @@ def spark_conf(directory: Optional[Path] = None, warehouse_dir: Optional[Path] =
         "spark.hadoop.hive.metastore.uris": "",
         # One warehouse for every application of this catalog: a table's
         # recorded location is where every one of them looks.
-        "spark.sql.warehouse.dir": str(Path(warehouse_dir) if warehouse_dir else default_warehouse(lay.root)),
+        "spark.sql.warehouse.dir": str(
+            Path(warehouse_dir) if warehouse_dir else default_warehouse(lay.root)
+        ),
     }
 
 
-def profile_yaml(directory: Optional[Path] = None) -> str:
+def profile_yaml(directory: Path | None = None) -> str:
     """The spark_conf block for profiles.yml, the password read from the environment."""
     conf = spark_conf(directory, password_value="{{ env_var('" + PASSWORD_ENV + "') }}")
     lines = ["spark_conf:"] + [f"  {key}: {json.dumps(value)}" for key, value in conf.items()]
     return "\n".join(lines)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description="A shared Hive metastore catalog on PostgreSQL (127.0.0.1)")
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="A shared Hive metastore catalog on PostgreSQL (127.0.0.1)"
+    )
     parser.add_argument("action", choices=["start", "stop", "status", "profile"])
-    parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="catalog folder (default .cache/catalog)")
-    parser.add_argument("--port", type=int, help="port on 127.0.0.1 (default: the last one, else a free one)")
+    parser.add_argument(
+        "--dir", type=Path, default=DEFAULT_DIR, help="catalog folder (default .cache/catalog)"
+    )
+    parser.add_argument(
+        "--port", type=int, help="port on 127.0.0.1 (default: the last one, else a free one)"
+    )
     parser.add_argument("--timeout", type=float, default=60, help="seconds to wait for the server")
     args = parser.parse_args(argv)
     try:
         if args.action == "start":
             info = start(args.dir, args.port, args.timeout)
-            print(f"catalog: PostgreSQL on {info['host']}:{info['port']} (pid {info['pid']}, "
-                  f"run as {info['os_user']}), database {info['database']}, role {info['role']}, "
-                  f"Hive schema {info['schema_version']}; data {info['pgdata']}, logs {info['logs']}")
+            print(
+                f"catalog: PostgreSQL on {info['host']}:{info['port']} (pid {info['pid']}, "
+                f"run as {info['os_user']}), database {info['database']}, role {info['role']}, "
+                f"Hive schema {info['schema_version']}; data {info['pgdata']}, logs {info['logs']}"
+            )
         elif args.action == "stop":
-            print("catalog: stopped" if stop(args.dir, args.timeout) else "catalog: was not running")
+            print(
+                "catalog: stopped" if stop(args.dir, args.timeout) else "catalog: was not running"
+            )
         elif args.action == "status":
             info = status(args.dir)
             for key, value in info.items():

@@ -38,16 +38,16 @@ import signal
 import sys
 import time
 from collections import defaultdict
-from datetime import timezone
+from collections.abc import Callable
+from datetime import UTC
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 from run_warehouse import SCHEMA, Builds, billing_lines, tally  # noqa: E402
 
-Snapshot = Dict[str, Tuple[int, int]]  # relative path -> (size, mtime in ns)
+Snapshot = dict[str, tuple[int, int]]  # relative path -> (size, mtime in ns)
 
 
 def landed_files(landing: Path) -> Snapshot:
@@ -70,7 +70,9 @@ class State:
         self.path = path
         self.built: Snapshot = {}
         if path.exists():
-            self.built = {name: tuple(value) for name, value in json.loads(path.read_text()).items()}
+            self.built = {
+                name: tuple(value) for name, value in json.loads(path.read_text()).items()
+            }
 
     def new_files(self, landed: Snapshot) -> Snapshot:
         return {name: value for name, value in landed.items() if self.built.get(name) != value}
@@ -97,7 +99,7 @@ class StopRequest:
 
 
 def _epoch(moment) -> float:
-    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
 def finished_at(result) -> float:
@@ -112,21 +114,23 @@ def started_at(result) -> float:
     return _epoch(starts[0]) if starts else 0.0
 
 
-def batch_figures(result, new: Snapshot, before: Optional[dict], after: dict) -> dict:
+def batch_figures(result, new: Snapshot, before: dict | None, after: dict) -> dict:
     """One build's figures: billing lines in (None for the process's first
     build: there is no count from before it), seconds per layer and for the
     tests, each node's seconds and span, latency from landing to ADS."""
-    seconds: Dict[str, float] = defaultdict(float)
-    nodes: Dict[str, float] = {}  # each model's and test's own seconds, for a profile
-    spans: Dict[str, List[float]] = {}  # each node's [start, end] since landing: the critical path
+    seconds: dict[str, float] = defaultdict(float)
+    nodes: dict[str, float] = {}  # each model's and test's own seconds, for a profile
+    spans: dict[str, list[float]] = {}  # each node's [start, end] since landing: the critical path
     ads_done = 0.0
     landed_at = min(mtime for _, mtime in new.values()) / 1e9
     for node_result in result.result.results:
         node = node_result.node
         nodes[node.name] = node_result.execution_time
         if finished_at(node_result):
-            spans[node.name] = [round(started_at(node_result) - landed_at, 2),
-                                round(finished_at(node_result) - landed_at, 2)]
+            spans[node.name] = [
+                round(started_at(node_result) - landed_at, 2),
+                round(finished_at(node_result) - landed_at, 2),
+            ]
         if node.resource_type == "test":
             seconds["tests"] += node_result.execution_time
         elif node.resource_type in ("model", "seed") and len(node.fqn) > 2:
@@ -149,31 +153,48 @@ def describe(label: str, figures: dict, build_seconds: float, scope: str, status
     lines = figures["lines_in"]
     if lines is None:
         total = figures["lines_total"]
-        lines_text = (f"warehouse now: {total['landed']:,} lines = {total['valid']:,} valid + "
-                      f"{total['quarantined']:,} quarantined + {total['held']:,} held")
+        lines_text = (
+            f"warehouse now: {total['landed']:,} lines = {total['valid']:,} valid + "
+            f"{total['quarantined']:,} quarantined + {total['held']:,} held"
+        )
     else:
-        lines_text = (f"{lines['landed']:,} lines in ({lines['valid']:+,} valid, "
-                      f"{lines['quarantined']:+,} quarantined, {lines['held']:+,} held)")
+        lines_text = (
+            f"{lines['landed']:,} lines in ({lines['valid']:+,} valid, "
+            f"{lines['quarantined']:+,} quarantined, {lines['held']:+,} held)"
+        )
     # Layers in build order, then the tests; any other model folder last.
     order = ["ods", "dwd", "dws", "ads", "tests"]
-    seconds = sorted(figures["seconds"].items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))
+    seconds = sorted(
+        figures["seconds"].items(),
+        key=lambda item: order.index(item[0]) if item[0] in order else len(order),
+    )
     layers = ", ".join(f"{name} {s:.1f} s" for name, s in seconds)
     latency = figures["landing_to_ads"]
-    return (f"{label}: {figures['files']} files, {lines_text}; {layers}; checks {scope}; "
-            f"build {build_seconds:.1f} s; landing to ADS {'-' if latency is None else f'{latency:.1f} s'} "
-            f"[{statuses}]")
+    return (
+        f"{label}: {figures['files']} files, {lines_text}; {layers}; checks {scope}; "
+        f"build {build_seconds:.1f} s; landing to ADS {'-' if latency is None else f'{latency:.1f} s'} "
+        f"[{statuses}]"
+    )
 
 
-def watch(landing: Path, state: State, builds: Builds, schema: str = SCHEMA, poll: float = 2.0,
-          settle: float = 1.0, full_checks_every: int = 4, max_builds: Optional[int] = None,
-          stop: Optional[Callable[[], bool]] = None) -> List[dict]:
+def watch(
+    landing: Path,
+    state: State,
+    builds: Builds,
+    schema: str = SCHEMA,
+    poll: float = 2.0,
+    settle: float = 1.0,
+    full_checks_every: int = 4,
+    max_builds: int | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> list[dict]:
     """Builds each batch as it lands until `stop()` is true (checked between
     batches and while idle) or `max_builds` builds have run; returns each
     build's figures."""
     from pyspark.sql import SparkSession
 
     stop = stop or (lambda: False)
-    done: List[dict] = []
+    done: list[dict] = []
     lines_before = None
     while not stop() and (max_builds is None or len(done) < max_builds):
         landed = landed_files(landing)
@@ -194,22 +215,41 @@ def watch(landing: Path, state: State, builds: Builds, schema: str = SCHEMA, pol
         figures = batch_figures(result, new, lines_before, lines_after)
         state.save(landed)
         lines_before = lines_after
-        print(describe(f"batch {number}", figures, build_seconds, "of whole tables" if full else "of what it wrote",
-                       tally(result)), flush=True)
+        print(
+            describe(
+                f"batch {number}",
+                figures,
+                build_seconds,
+                "of whole tables" if full else "of what it wrote",
+                tally(result),
+            ),
+            flush=True,
+        )
         if builds.compact_between_builds:
             figures["compaction_s"] = builds.compact_scheduled()
-            print(f"batch {number}: scheduled compactions run in {figures['compaction_s']:.1f} s", flush=True)
+            print(
+                f"batch {number}: scheduled compactions run in {figures['compaction_s']:.1f} s",
+                flush=True,
+            )
         done.append(figures)
     return done
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--poll", type=float, default=2.0, help="seconds between looks at the landing folder")
-    parser.add_argument("--settle", type=float, default=1.0,
-                        help="seconds with no new file before a batch is built")
-    parser.add_argument("--full-checks-every", type=int, default=4, metavar="N",
-                        help="data tests read whole tables every N builds; the others check what they wrote")
+    parser.add_argument(
+        "--poll", type=float, default=2.0, help="seconds between looks at the landing folder"
+    )
+    parser.add_argument(
+        "--settle", type=float, default=1.0, help="seconds with no new file before a batch is built"
+    )
+    parser.add_argument(
+        "--full-checks-every",
+        type=int,
+        default=4,
+        metavar="N",
+        help="data tests read whole tables every N builds; the others check what they wrote",
+    )
     args = parser.parse_args()
     if args.full_checks_every < 1:
         parser.error("--full-checks-every must be at least 1")
@@ -221,9 +261,15 @@ def main() -> None:
     stop = StopRequest()
     signal.signal(signal.SIGINT, stop)
     print(f"watching {landing} (Ctrl-C stops between batches)", flush=True)
-    watch(landing, State(lake / "continuous_state.json"), Builds(compact_between_builds=True),
-          poll=args.poll, settle=args.settle,
-          full_checks_every=args.full_checks_every, stop=lambda: stop.requested)
+    watch(
+        landing,
+        State(lake / "continuous_state.json"),
+        Builds(compact_between_builds=True),
+        poll=args.poll,
+        settle=args.settle,
+        full_checks_every=args.full_checks_every,
+        stop=lambda: stop.requested,
+    )
     print("stopped", flush=True)
 
 

@@ -196,7 +196,7 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 # --- Reference data -----------------------------------------------------------
@@ -235,8 +235,22 @@ MEDIA = (
 OBJECTIVES = ("awareness", "traffic", "conversions")
 
 NAME_PREFIXES = (
-    "Northwind", "Contoso", "Fabrikam", "Litware", "Adatum", "Tailspin", "Wingtip", "Proseware",
-    "Lucerne", "Woodgrove", "Alpine", "Coho", "Bluebird", "Granite", "Maple", "Silverline",
+    "Northwind",
+    "Contoso",
+    "Fabrikam",
+    "Litware",
+    "Adatum",
+    "Tailspin",
+    "Wingtip",
+    "Proseware",
+    "Lucerne",
+    "Woodgrove",
+    "Alpine",
+    "Coho",
+    "Bluebird",
+    "Granite",
+    "Maple",
+    "Silverline",
 )
 NAME_NOUNS = {
     "travel": ("Travel", "Trips", "Getaways"),
@@ -282,10 +296,30 @@ STALE_POOL_SIZE = 4096
 FRESH, LATE, OUT_OF_ORDER, DUPLICATE, CORRECTION, STALE = range(6)
 # Lines the warehouse must not bill as they land, one kind per reason, in the
 # order of the classification rules (see the module docstring).
-(BROKEN_JSON, BAD_ENCODING, MISSING_KEY, WRONG_TYPE, BAD_VALUE, NEGATIVE_COST,
- COST_OUT_OF_RANGE, TIME_OUT_OF_RANGE, UNKNOWN_ACCOUNT, DELETED_ACCOUNT) = range(6, 16)
-MALFORMED_KINDS = (BROKEN_JSON, BAD_ENCODING, MISSING_KEY, WRONG_TYPE, BAD_VALUE, NEGATIVE_COST,
-                   COST_OUT_OF_RANGE, TIME_OUT_OF_RANGE, UNKNOWN_ACCOUNT, DELETED_ACCOUNT)
+(
+    BROKEN_JSON,
+    BAD_ENCODING,
+    MISSING_KEY,
+    WRONG_TYPE,
+    BAD_VALUE,
+    NEGATIVE_COST,
+    COST_OUT_OF_RANGE,
+    TIME_OUT_OF_RANGE,
+    UNKNOWN_ACCOUNT,
+    DELETED_ACCOUNT,
+) = range(6, 16)
+MALFORMED_KINDS = (
+    BROKEN_JSON,
+    BAD_ENCODING,
+    MISSING_KEY,
+    WRONG_TYPE,
+    BAD_VALUE,
+    NEGATIVE_COST,
+    COST_OUT_OF_RANGE,
+    TIME_OUT_OF_RANGE,
+    UNKNOWN_ACCOUNT,
+    DELETED_ACCOUNT,
+)
 # The kinds whose defect is in the line itself (rules 1-8): their reason is
 # known when they are made. unknown_account and deleted_account depend on
 # the account feed as landed, so the truth decides those.
@@ -423,7 +457,9 @@ class AccountBook:
         self.last_seq = 0
         self.deferred: list[dict] = []  # the late accounts' insert rows, for batch 2
 
-    def changes_for_batch(self, batch: int, window_start: datetime, window: timedelta) -> list[dict]:
+    def changes_for_batch(
+        self, batch: int, window_start: datetime, window: timedelta
+    ) -> list[dict]:
         """Apply this batch's changes and return its CDC file rows (shuffled, a few repeated)."""
         if batch == 1:
             rows = self._stamp(self._insert_all(), window_start, window)
@@ -442,8 +478,10 @@ class AccountBook:
         if not self.late:
             return rows, []
         late = set(self.rng.sample(sorted(row["account_id"] for row in rows), self.late))
-        return ([row for row in rows if row["account_id"] not in late],
-                [row for row in rows if row["account_id"] in late])
+        return (
+            [row for row in rows if row["account_id"] not in late],
+            [row for row in rows if row["account_id"] in late],
+        )
 
     def _insert_all(self) -> list[tuple[str, Account]]:
         changes = []
@@ -487,23 +525,27 @@ class AccountBook:
         self.deleted_in[account_id] = batch
         return "D", self.alive.pop(account_id)
 
-    def _stamp(self, changes: list[tuple[str, Account]], window_start: datetime, window: timedelta) -> list[dict]:
+    def _stamp(
+        self, changes: list[tuple[str, Account]], window_start: datetime, window: timedelta
+    ) -> list[dict]:
         """Give each change the next change_seq and a change_time that grows with it."""
         rows = []
         step = window / len(changes)
         for position, (op, account) in enumerate(changes):
             self.last_seq += 1
             moment = window_start + step * (position + self.rng.random())
-            rows.append({
-                "op": op,
-                "account_id": account.account_id,
-                "account_name": account.account_name,
-                "agency_id": account.agency_id,
-                "agency_name": account.agency_name,
-                "industry": account.industry,
-                "change_time": format_change_time(moment),
-                "change_seq": self.last_seq,
-            })
+            rows.append(
+                {
+                    "op": op,
+                    "account_id": account.account_id,
+                    "account_name": account.account_name,
+                    "agency_id": account.agency_id,
+                    "agency_name": account.agency_name,
+                    "industry": account.industry,
+                    "change_time": format_change_time(moment),
+                    "change_seq": self.last_seq,
+                }
+            )
         return rows
 
     def _mess_up(self, rows: list[dict]) -> list[dict]:
@@ -537,22 +579,26 @@ def build_dimensions(rng: random.Random, account_ids: list[int]) -> Dimensions:
         for _ in range(rng.randint(2, 4)):
             campaign_id += 1
             objective = rng.choice(OBJECTIVES)
-            campaigns.append({
-                "campaign_id": campaign_id,
-                "account_id": account_id,
-                "campaign_name": f"{objective.title()} campaign {campaign_id}",
-                "objective": objective,
-            })
+            campaigns.append(
+                {
+                    "campaign_id": campaign_id,
+                    "account_id": account_id,
+                    "campaign_name": f"{objective.title()} campaign {campaign_id}",
+                    "objective": objective,
+                }
+            )
             for _ in range(rng.randint(1, 3)):
                 ad_id += 1
                 # Fewer oCPM ads: it is the newer, pricier way to buy.
                 billing_type = rng.choices(("CPC", "CPM", "oCPM"), weights=(4, 4, 2))[0]
-                ads.append({
-                    "ad_id": ad_id,
-                    "campaign_id": campaign_id,
-                    "ad_name": f"Ad {ad_id} ({billing_type})",
-                    "billing_type": billing_type,
-                })
+                ads.append(
+                    {
+                        "ad_id": ad_id,
+                        "campaign_id": campaign_id,
+                        "ad_name": f"Ad {ad_id} ({billing_type})",
+                        "billing_type": billing_type,
+                    }
+                )
                 ad_chain[ad_id] = (ad_id, campaign_id, account_id, billing_type)
     return Dimensions(media, campaigns, ads, ad_chain)
 
@@ -581,7 +627,7 @@ def plan_batch(rng: random.Random, lines: int, batch: int) -> bytearray:
     plan = bytearray(lines)  # all FRESH
     taken = 0
     for kind, count in counts:
-        for position in positions[taken:taken + count]:
+        for position in positions[taken : taken + count]:
             plan[position] = kind
         taken += count
     return plan
@@ -608,7 +654,9 @@ class EventMaker:
         self.stale: list[dict] = []
         self.replaced: list[dict] = []
         self.live_ads: list[tuple[int, int, int, str]] = []
-        self.deleted_ads: list[tuple[int, int, int, str]] = []  # of accounts deleted in earlier batches
+        self.deleted_ads: list[
+            tuple[int, int, int, str]
+        ] = []  # of accounts deleted in earlier batches
         self.turns: dict[int, int] = {}  # kind -> lines made so far, for kinds that take turns
         self.spoilers = {
             BROKEN_JSON: self._cut_in_half,
@@ -626,7 +674,9 @@ class EventMaker:
 
     # Batch boundaries
 
-    def start_batch(self, batch: int, window_start: datetime, window: timedelta, lines: int) -> None:
+    def start_batch(
+        self, batch: int, window_start: datetime, window: timedelta, lines: int
+    ) -> None:
         """Forget everything about accounts deleted by now, so no line of this
         batch (new or copied) is about them, except the deleted_account lines."""
         self.window_start, self.window, self.slot = window_start, window, window / lines
@@ -634,10 +684,16 @@ class EventMaker:
         self.live_ads = [chain for chain in self.dims.ad_chain.values() if chain[2] in alive]
         # Only deletes of earlier batches: their change_time is before this
         # window, so any event timed in it is after the delete.
-        deleted = {account for account, deleted_in in self.accounts.deleted_in.items() if deleted_in < batch}
+        deleted = {
+            account
+            for account, deleted_in in self.accounts.deleted_in.items()
+            if deleted_in < batch
+        }
         self.deleted_ads = [chain for chain in self.dims.ad_chain.values() if chain[2] in deleted]
-        self.recent = deque((event for event in self.recent if event["account_id"] in alive),
-                            maxlen=RECENT_POOL_SIZE)
+        self.recent = deque(
+            (event for event in self.recent if event["account_id"] in alive),
+            maxlen=RECENT_POOL_SIZE,
+        )
         self.stale = [event for event in self.stale if event["account_id"] in alive]
 
     def end_batch(self) -> None:
@@ -688,7 +744,11 @@ class EventMaker:
                 break
         else:
             return None
-        new = dict(old, event_version=old["event_version"] + 1, cost_micros=self._new_price(old["cost_micros"]))
+        new = dict(
+            old,
+            event_version=old["event_version"] + 1,
+            cost_micros=self._new_price(old["cost_micros"]),
+        )
         self.recent[slot] = new  # later duplicates copy the current version
         self.replaced.append(old)
         return new
@@ -835,13 +895,17 @@ class EventMaker:
             return self.window_start - lateness
         if kind == OUT_OF_ORDER:
             # Within the previous batch's window, but never later than 72 hours.
-            lateness = self._random_duration(timedelta(microseconds=1), min(self.window, MAX_LATENESS))
+            lateness = self._random_duration(
+                timedelta(microseconds=1), min(self.window, MAX_LATENESS)
+            )
             return self.window_start - lateness
         return self.window_start + self.slot * (position + self.rng.random())
 
     def _random_duration(self, low: timedelta, high: timedelta) -> timedelta:
         """Uniform in [low, high], to the microsecond."""
-        micros = self.rng.randint(low // timedelta(microseconds=1), high // timedelta(microseconds=1))
+        micros = self.rng.randint(
+            low // timedelta(microseconds=1), high // timedelta(microseconds=1)
+        )
         return timedelta(microseconds=micros)
 
 
@@ -858,7 +922,9 @@ class LandedAccounts:
 
     def __init__(self):
         self.inserted: set[int] = set()
-        self.latest: dict[int, dict] = {}  # account_id -> its landed row with the highest change_seq
+        self.latest: dict[
+            int, dict
+        ] = {}  # account_id -> its landed row with the highest change_seq
 
     def land(self, rows: list[dict]) -> None:
         """Repeated rows and any row order give the same state: change_seq decides."""
@@ -877,8 +943,10 @@ class LandedAccounts:
             return HELD
         latest = self.latest[account_id]
         # Parsed, not compared as text: change_time has no fraction of a second.
-        if latest["op"] == "D" and (datetime.fromisoformat(latest["change_time"])
-                                    <= datetime.fromisoformat(event["event_time"])):
+        if latest["op"] == "D" and (
+            datetime.fromisoformat(latest["change_time"])
+            <= datetime.fromisoformat(event["event_time"])
+        ):
             return "deleted_account"
         return VALID
 
@@ -953,21 +1021,23 @@ class Truth:
         self.cost_by_account[account_id] = self.cost_by_account.get(account_id, 0) + cost - old_cost
 
     def close_batch(self, batch: int) -> None:
-        self.batches.append({
-            "batch": batch,
-            "landed_event_lines": self.landed_lines,
-            "malformed": dict(self.malformed),
-            "valid_event_lines": self.valid_lines,
-            "held_event_lines": len(self.held),
-            "events": len(self.winners),
-            "cost_micros": sum(self.cost_by_account.values()),
-            "impressions": self.type_counts["impression"],
-            "clicks": self.type_counts["click"],
-            "conversions": self.type_counts["conversion"],
-            "cost_by_industry": self._cost_by_industry(),
-            "account_change_lines": self.account_change_lines,
-            "accounts_current": self.accounts.current(),
-        })
+        self.batches.append(
+            {
+                "batch": batch,
+                "landed_event_lines": self.landed_lines,
+                "malformed": dict(self.malformed),
+                "valid_event_lines": self.valid_lines,
+                "held_event_lines": len(self.held),
+                "events": len(self.winners),
+                "cost_micros": sum(self.cost_by_account.values()),
+                "impressions": self.type_counts["impression"],
+                "clicks": self.type_counts["click"],
+                "conversions": self.type_counts["conversion"],
+                "cost_by_industry": self._cost_by_industry(),
+                "account_change_lines": self.account_change_lines,
+                "accounts_current": self.accounts.current(),
+            }
+        )
 
     def _cost_by_industry(self) -> dict[str, int]:
         """Industry as of now, not as of the event: that is what the report shows."""
@@ -993,7 +1063,9 @@ def prepare_out(out: Path, force: bool) -> None:
         raise FileExistsError(f"--out {out} is a file, not a folder")
     if out.exists() and any(out.iterdir()):
         if not force:
-            raise FileExistsError(f"--out {out} is not empty; use --force to replace a previous output")
+            raise FileExistsError(
+                f"--out {out} is not empty; use --force to replace a previous output"
+            )
         for name in OUTPUT_ENTRIES:
             path = out / name
             if path.is_dir():
@@ -1003,7 +1075,9 @@ def prepare_out(out: Path, force: bool) -> None:
     out.mkdir(parents=True, exist_ok=True)
 
 
-def check_params(events: int, batches: int, accounts: int, late_accounts: int, batch_minutes: int) -> None:
+def check_params(
+    events: int, batches: int, accounts: int, late_accounts: int, batch_minutes: int
+) -> None:
     if batches < 1 or batch_minutes < 1:
         raise ValueError("--batches and --batch-minutes must be at least 1")
     if events < batches:
@@ -1019,13 +1093,15 @@ def as_utc(moment: datetime) -> datetime:
     """Naive datetimes are taken as UTC; aware ones are converted to it."""
     if moment.tzinfo is None:
         return moment
-    return moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment.astimezone(UTC).replace(tzinfo=None)
 
 
 # --- The run ----------------------------------------------------------------------------
 
 
-def write_event_batch(path: Path, maker: EventMaker, truth: Truth, plan: bytearray, rng: random.Random) -> None:
+def write_event_batch(
+    path: Path, maker: EventMaker, truth: Truth, plan: bytearray, rng: random.Random
+) -> None:
     """Stream one batch's lines into its two files, each line to either at random.
 
     Binary files: a bad_encoding line is bytes that no text encoding would write."""
@@ -1041,9 +1117,17 @@ def write_event_batch(path: Path, maker: EventMaker, truth: Truth, plan: bytearr
             truth.add_line(event, reason)
 
 
-def generate(out: Path, seed: int = 7, events: int = 10_000, batches: int = 6, accounts: int = 200,
-             late_accounts: int = 2, start: datetime = datetime(2026, 11, 20), batch_minutes: int = 480,
-             force: bool = False) -> dict:
+def generate(
+    out: Path,
+    seed: int = 7,
+    events: int = 10_000,
+    batches: int = 6,
+    accounts: int = 200,
+    late_accounts: int = 2,
+    start: datetime = datetime(2026, 11, 20),
+    batch_minutes: int = 480,
+    force: bool = False,
+) -> dict:
     """Write the whole data set into `out` and return the truth (also in truth.json)."""
     out = Path(out)
     check_params(events, batches, accounts, late_accounts, batch_minutes)
@@ -1074,24 +1158,43 @@ def generate(out: Path, seed: int = 7, events: int = 10_000, batches: int = 6, a
 
     result = {
         "batches": truth.batches,
-        "params": {"seed": seed, "events": events, "batches": batches, "accounts": accounts,
-                   "late_accounts": late_accounts, "start": start.isoformat(), "batch_minutes": batch_minutes},
+        "params": {
+            "seed": seed,
+            "events": events,
+            "batches": batches,
+            "accounts": accounts,
+            "late_accounts": late_accounts,
+            "start": start.isoformat(),
+            "batch_minutes": batch_minutes,
+        },
     }
     (out / "truth.json").write_text(json.dumps(result) + "\n", encoding="utf-8", newline="\n")
     return result
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="Generate deterministic, messy billing source data.")
-    parser.add_argument("--out", type=Path, required=True, help="output folder (must be empty unless --force)")
+    parser = argparse.ArgumentParser(
+        description="Generate deterministic, messy billing source data."
+    )
+    parser.add_argument(
+        "--out", type=Path, required=True, help="output folder (must be empty unless --force)"
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--events", type=int, default=10_000, help="event lines over all batches")
     parser.add_argument("--batches", type=int, default=6)
     parser.add_argument("--accounts", type=int, default=200)
-    parser.add_argument("--late-accounts", type=int, default=2,
-                        help="accounts whose batch 1 insert lands in batch 2 instead (0: none)")
-    parser.add_argument("--start", type=datetime.fromisoformat, default=datetime(2026, 11, 20),
-                        help="start of batch 1's window, UTC (default 2026-11-20T00:00:00)")
+    parser.add_argument(
+        "--late-accounts",
+        type=int,
+        default=2,
+        help="accounts whose batch 1 insert lands in batch 2 instead (0: none)",
+    )
+    parser.add_argument(
+        "--start",
+        type=datetime.fromisoformat,
+        default=datetime(2026, 11, 20),
+        help="start of batch 1's window, UTC (default 2026-11-20T00:00:00)",
+    )
     parser.add_argument("--batch-minutes", type=int, default=480, help="length of a batch window")
     parser.add_argument("--force", action="store_true", help="replace a previous output in --out")
     return parser.parse_args(argv)
@@ -1101,15 +1204,25 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     began = time.perf_counter()
     try:
-        generate(args.out, seed=args.seed, events=args.events, batches=args.batches, accounts=args.accounts,
-                 late_accounts=args.late_accounts, start=args.start, batch_minutes=args.batch_minutes,
-                 force=args.force)
+        generate(
+            args.out,
+            seed=args.seed,
+            events=args.events,
+            batches=args.batches,
+            accounts=args.accounts,
+            late_accounts=args.late_accounts,
+            start=args.start,
+            batch_minutes=args.batch_minutes,
+            force=args.force,
+        )
     except (FileExistsError, ValueError) as error:
         print(f"generate_billing: {error}", file=sys.stderr)
         return 2
     elapsed = time.perf_counter() - began
-    print(f"wrote {args.events} event lines in {args.batches} batches to {args.out} "
-          f"in {elapsed:.1f} s ({args.events / elapsed:,.0f} events/s)")
+    print(
+        f"wrote {args.events} event lines in {args.batches} batches to {args.out} "
+        f"in {elapsed:.1f} s ({args.events / elapsed:,.0f} events/s)"
+    )
     return 0
 
 

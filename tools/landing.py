@@ -15,23 +15,25 @@ import argparse
 import os
 import shutil
 from pathlib import Path
-from typing import List, Tuple
 
 FEEDS = ("account_changes", "billing_events")
 
 
-def _batch_files(generated: Path, batch: int) -> List[Tuple[Path, Path]]:
+def _batch_files(generated: Path, batch: int) -> list[tuple[Path, Path]]:
     """(source, path relative to the landing folder) of the batch's files."""
     files = []
     if batch == 1:
-        files += [(f, Path("dimensions") / f.name) for f in sorted((generated / "dimensions").glob("*.jsonl"))]
+        files += [
+            (f, Path("dimensions") / f.name)
+            for f in sorted((generated / "dimensions").glob("*.jsonl"))
+        ]
     for feed in FEEDS:
         folder = Path(feed) / f"batch={batch:06d}"
         files += [(f, folder / f.name) for f in sorted((generated / folder).glob("*.jsonl"))]
     return files
 
 
-def land_batch(generated: Path, landing: Path, batch: int) -> Tuple[int, int]:
+def land_batch(generated: Path, landing: Path, batch: int) -> tuple[int, int]:
     """Land batch `batch`; returns (files landed now, lines in them)."""
     files = _batch_files(Path(generated), batch)
     if not files:

@@ -39,9 +39,8 @@ import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Dict, List, Optional
 
 import yaml
 
@@ -73,11 +72,11 @@ class NodeProfile:
     compile_s: float
     execute_s: float
     execute_window: tuple
-    phases: Dict[str, float] = field(default_factory=dict)
-    statements: Dict[str, List[float]] = field(default_factory=dict)
+    phases: dict[str, float] = field(default_factory=dict)
+    statements: dict[str, list[float]] = field(default_factory=dict)
     # Per action on its table's timeline and its metadata table's: the
     # seconds from requested to completed of each instant the run started.
-    instants: Dict[str, List[float]] = field(default_factory=dict)
+    instants: dict[str, list[float]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -113,8 +112,8 @@ class StatementRecorder:
     duration (dbt fires SQLQuery before a statement, SQLQueryStatus after)."""
 
     def __init__(self) -> None:
-        self.statements: List[Statement] = []
-        self._open: Dict[str, Statement] = {}
+        self.statements: list[Statement] = []
+        self._open: dict[str, Statement] = {}
 
     def __call__(self, msg) -> None:
         name = msg.info.name
@@ -129,54 +128,77 @@ class StatementRecorder:
                 self.statements.append(statement)
 
 
-def epoch(moment: Optional[datetime]) -> float:
+def epoch(moment: datetime | None) -> float:
     if moment is None:
         return 0.0
     if moment.tzinfo is None:  # dbt's timings are naive UTC
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
 
 
-def node_profiles(results, jobs: List[Job], statements: List[Statement], warehouse: Path) -> List[NodeProfile]:
+def node_profiles(
+    results, jobs: list[Job], statements: list[Statement], warehouse: Path
+) -> list[NodeProfile]:
     profiles = []
     for result in results:
         timing = {t.name: (epoch(t.started_at), epoch(t.completed_at)) for t in result.timing}
         compile_s = max(0.0, timing.get("compile", (0, 0))[1] - timing.get("compile", (0, 0))[0])
         window = timing.get("execute", (0.0, 0.0))
-        profile = NodeProfile(result.node.unique_id, str(result.node.resource_type), str(result.status),
-                              compile_s, max(0.0, window[1] - window[0]), window)
+        profile = NodeProfile(
+            result.node.unique_id,
+            str(result.node.resource_type),
+            str(result.status),
+            compile_s,
+            max(0.0, window[1] - window[0]),
+            window,
+        )
         inside = [j for j in jobs if j.start >= window[0] and j.end <= window[1] + 0.5]
         for phase in PHASES:
             seconds = sum(j.seconds for j in inside if j.phase == phase)
             if seconds:
                 profile.phases[phase] = seconds
-        profile.phases[DRIVER] = max(0.0, profile.execute_s - covered_seconds((j.start, j.end) for j in inside))
+        profile.phases[DRIVER] = max(
+            0.0, profile.execute_s - covered_seconds((j.start, j.end) for j in inside)
+        )
         for statement in statements:
             if statement.node == profile.unique_id:
                 profile.statements.setdefault(statement.kind, []).append(statement.seconds)
         if profile.resource_type == "model":
-            table_dir = warehouse / f"{result.node.schema}.db" / (result.node.alias or result.node.name)
+            table_dir = (
+                warehouse / f"{result.node.schema}.db" / (result.node.alias or result.node.name)
+            )
             for instant in instants_between(table_dir, window[0], window[1]):
                 profile.instants.setdefault(instant.action, []).append(instant.seconds or 0.0)
         profiles.append(profile)
     return profiles
 
 
-def dbt_invoke(args: List[str], work: Path, manifest=None, callbacks=None):
+def dbt_invoke(args: list[str], work: Path, manifest=None, callbacks=None):
     from dbt.cli.main import dbtRunner
 
     runner = dbtRunner(manifest=manifest, callbacks=callbacks or [])
-    result = runner.invoke([
-        "--log-level", "warn", *args, "--project-dir", str(ROOT), "--profiles-dir", str(work / "profiles"),
-        "--target-path", str(work / "target"), "--log-path", str(work / "logs"),
-    ])
+    result = runner.invoke(
+        [
+            "--log-level",
+            "warn",
+            *args,
+            "--project-dir",
+            str(ROOT),
+            "--profiles-dir",
+            str(work / "profiles"),
+            "--target-path",
+            str(work / "target"),
+            "--log-path",
+            str(work / "logs"),
+        ]
+    )
     if not result.success:
         sys.exit(f"dbt {args[0]} failed; see {work / 'logs' / 'dbt.log'}")
     return result.result
 
 
-def report(profiles: List[NodeProfile], parse_s: float, build_s: float, top: int) -> dict:
-    by_type: Dict[str, List[NodeProfile]] = defaultdict(list)
+def report(profiles: list[NodeProfile], parse_s: float, build_s: float, top: int) -> dict:
+    by_type: dict[str, list[NodeProfile]] = defaultdict(list)
     for profile in profiles:
         by_type[profile.resource_type].append(profile)
     models = by_type.get("model", [])
@@ -185,21 +207,25 @@ def report(profiles: List[NodeProfile], parse_s: float, build_s: float, top: int
     steps = {"parse": parse_s, "compile": compile_s}
     for resource_type, nodes in sorted(by_type.items()):
         steps[f"{resource_type}s"] = sum(p.execute_s for p in nodes)
-    steps["rest of the build"] = max(0.0, build_s - sum(p.compile_s + p.execute_s for p in profiles))
-    phases: Dict[str, float] = defaultdict(float)
+    steps["rest of the build"] = max(
+        0.0, build_s - sum(p.compile_s + p.execute_s for p in profiles)
+    )
+    phases: dict[str, float] = defaultdict(float)
     for model in models:
         for phase, seconds in model.phases.items():
             phases[phase] += seconds
 
-    print(f"\nlanding to ADS: {parse_s + build_s:.1f} s (parse {parse_s:.1f} s, build {build_s:.1f} s); "
-          f"{len(models)} models, {len(tests)} data tests")
+    print(
+        f"\nlanding to ADS: {parse_s + build_s:.1f} s (parse {parse_s:.1f} s, build {build_s:.1f} s); "
+        f"{len(models)} models, {len(tests)} data tests"
+    )
     print("\nper dbt step:")
     for step, seconds in sorted(steps.items(), key=lambda item: -item[1]):
         print(f"  {step:<28} {seconds:7.1f} s")
     print(f"\ninside the model runs ({sum(m.execute_s for m in models):.1f} s):")
     for phase, seconds in sorted(phases.items(), key=lambda item: -item[1]):
         print(f"  {phase:<28} {seconds:7.1f} s")
-    actions: Dict[str, List[float]] = defaultdict(list)
+    actions: dict[str, list[float]] = defaultdict(list)
     for model in models:
         for action, seconds in model.instants.items():
             actions[action] += seconds
@@ -208,12 +234,20 @@ def report(profiles: List[NodeProfile], parse_s: float, build_s: float, top: int
         print(f"  {action:<28} {sum(seconds):7.1f} s  ({len(seconds)})")
     print(f"\ntop {top} models:")
     for model in sorted(models, key=lambda m: -m.execute_s)[:top]:
-        detail = ", ".join(f"{p} {s:.1f}" for p, s in sorted(model.phases.items(), key=lambda i: -i[1]) if s >= 0.05)
+        detail = ", ".join(
+            f"{p} {s:.1f}"
+            for p, s in sorted(model.phases.items(), key=lambda i: -i[1])
+            if s >= 0.05
+        )
         sql = ", ".join(f"{len(t)} {k} {sum(t):.1f}" for k, t in sorted(model.statements.items()))
-        timeline = ", ".join(f"{len(t)} {k} {sum(t):.1f}" for k, t in sorted(model.instants.items()))
-        print(f"  {model.execute_s:6.1f} s  {model.name} [{model.status}]\n"
-              f"           phases: {detail}\n           statements: {sql or 'none'}\n"
-              f"           timeline, requested to completed: {timeline or 'no instant'}")
+        timeline = ", ".join(
+            f"{len(t)} {k} {sum(t):.1f}" for k, t in sorted(model.instants.items())
+        )
+        print(
+            f"  {model.execute_s:6.1f} s  {model.name} [{model.status}]\n"
+            f"           phases: {detail}\n           statements: {sql or 'none'}\n"
+            f"           timeline, requested to completed: {timeline or 'no instant'}"
+        )
     print(f"\ntop {top} data tests (all {len(tests)}: {sum(t.execute_s for t in tests):.1f} s):")
     for test in sorted(tests, key=lambda t: -t.execute_s)[:top]:
         print(f"  {test.execute_s:6.1f} s  {test.name}")
@@ -221,10 +255,19 @@ def report(profiles: List[NodeProfile], parse_s: float, build_s: float, top: int
         "landing_to_ads_s": parse_s + build_s,
         "steps_s": steps,
         "model_phases_s": dict(phases),
-        "nodes": [{"id": p.unique_id, "type": p.resource_type, "status": p.status, "compile_s": p.compile_s,
-                   "execute_s": p.execute_s, "phases_s": p.phases,
-                   "statements_s": {k: sum(v) for k, v in p.statements.items()},
-                   "instants_s": {k: sum(v) for k, v in p.instants.items()}} for p in profiles],
+        "nodes": [
+            {
+                "id": p.unique_id,
+                "type": p.resource_type,
+                "status": p.status,
+                "compile_s": p.compile_s,
+                "execute_s": p.execute_s,
+                "phases_s": p.phases,
+                "statements_s": {k: sum(v) for k, v in p.statements.items()},
+                "instants_s": {k: sum(v) for k, v in p.instants.items()},
+            }
+            for p in profiles
+        ],
     }
 
 
@@ -235,14 +278,32 @@ def with_scope(dbt_vars: str, scope: str) -> str:
     return yaml.safe_dump(values, default_flow_style=True).strip()
 
 
-def profile_batch(work: Path, events: int, batches: int, seed: int, top: int, dbt_vars: str,
-                  preload_chunk: int = 0, scope: str = "full", threads: int = 1) -> dict:
-    lake, landing, generated, event_log = work / "lake", work / "landing", work / "generated", work / "eventlog"
+def profile_batch(
+    work: Path,
+    events: int,
+    batches: int,
+    seed: int,
+    top: int,
+    dbt_vars: str,
+    preload_chunk: int = 0,
+    scope: str = "full",
+    threads: int = 1,
+) -> dict:
+    lake, landing, generated, event_log = (
+        work / "lake",
+        work / "landing",
+        work / "generated",
+        work / "eventlog",
+    )
     for folder in (lake, landing, event_log, work / "target"):  # a fresh warehouse every time
         shutil.rmtree(folder, ignore_errors=True)
     event_log.mkdir(parents=True)
-    write_profile(work / "profiles", lake, threads=threads, spark_conf={
-        "spark.eventLog.enabled": "true", "spark.eventLog.dir": event_log.as_uri()})
+    write_profile(
+        work / "profiles",
+        lake,
+        threads=threads,
+        spark_conf={"spark.eventLog.enabled": "true", "spark.eventLog.dir": event_log.as_uri()},
+    )
     os.environ["ADLAKE_LANDING_DIR"] = str(landing)
     generate(generated, seed=seed, events=events, batches=batches, force=True)
     vars_args = ["--vars", with_scope(dbt_vars, scope)]
@@ -258,8 +319,11 @@ def profile_batch(work: Path, events: int, batches: int, seed: int, top: int, db
         if manifest is None:
             manifest = dbt_invoke(["parse", *vars_args], work)
         dbt_invoke(["run" if preload_chunk else "build", *vars_args], work, manifest=manifest)
-        print(f"batches {first}-{last} (not profiled): {lines:,} lines, "
-              f"built in {time.perf_counter() - started:.1f} s", flush=True)
+        print(
+            f"batches {first}-{last} (not profiled): {lines:,} lines, "
+            f"built in {time.perf_counter() - started:.1f} s",
+            flush=True,
+        )
 
     files, lines = land_batch(generated, landing, batches)
     print(f"batch {batches} (profiled): {lines:,} lines in {files} files", flush=True)
@@ -268,10 +332,14 @@ def profile_batch(work: Path, events: int, batches: int, seed: int, top: int, db
     manifest = dbt_invoke(["parse", *vars_args], work)
     parse_s = time.perf_counter() - started
     started = time.perf_counter()
-    results = dbt_invoke(["build", *selector, *vars_args], work, manifest=manifest, callbacks=[recorder])
+    results = dbt_invoke(
+        ["build", *selector, *vars_args], work, manifest=manifest, callbacks=[recorder]
+    )
     build_s = time.perf_counter() - started
 
-    profiles = node_profiles(results.results, read_jobs(event_log), recorder.statements, lake / "warehouse")
+    profiles = node_profiles(
+        results.results, read_jobs(event_log), recorder.statements, lake / "warehouse"
+    )
     figures = report(profiles, parse_s, build_s, top)
     figures.update({"batch": batches, "lines": lines, "events": events, "batches": batches})
     return figures
@@ -279,18 +347,35 @@ def profile_batch(work: Path, events: int, batches: int, seed: int, top: int, db
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=20_000, help="event lines over all batches (default 20000)")
-    parser.add_argument("--batches", type=int, default=2, help="batches; the last one is profiled (default 2)")
+    parser.add_argument(
+        "--events", type=int, default=20_000, help="event lines over all batches (default 20000)"
+    )
+    parser.add_argument(
+        "--batches", type=int, default=2, help="batches; the last one is profiled (default 2)"
+    )
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--lake", type=Path, help="work folder, its lake rebuilt (default: a new temporary folder, removed after)")
+    parser.add_argument(
+        "--lake",
+        type=Path,
+        help="work folder, its lake rebuilt (default: a new temporary folder, removed after)",
+    )
     parser.add_argument("--top", type=int, default=12, help="models and tests to list (default 12)")
     parser.add_argument("--json", type=Path, help="write the whole profile here")
     parser.add_argument("--vars", default="{}", help="dbt --vars for every build (YAML)")
-    parser.add_argument("--preload-chunk", type=int, default=0, metavar="K",
-                        help="land the batches before the profiled one K at a time, one `dbt run` each "
-                             "(default: one `dbt build` per batch)")
-    parser.add_argument("--scope", choices=("full", "changed"), default="full",
-                        help="the profiled build's data tests: whole tables, or what it wrote (default full)")
+    parser.add_argument(
+        "--preload-chunk",
+        type=int,
+        default=0,
+        metavar="K",
+        help="land the batches before the profiled one K at a time, one `dbt run` each "
+        "(default: one `dbt build` per batch)",
+    )
+    parser.add_argument(
+        "--scope",
+        choices=("full", "changed"),
+        default="full",
+        help="the profiled build's data tests: whole tables, or what it wrote (default full)",
+    )
     parser.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")
     args = parser.parse_args()
     if args.batches < 1:
@@ -298,8 +383,17 @@ def main() -> None:
 
     work = args.lake or Path(tempfile.mkdtemp(prefix="adlake_profile_"))
     try:
-        figures = profile_batch(work, args.events, args.batches, args.seed, args.top, args.vars,
-                                args.preload_chunk, args.scope, args.threads)
+        figures = profile_batch(
+            work,
+            args.events,
+            args.batches,
+            args.seed,
+            args.top,
+            args.vars,
+            args.preload_chunk,
+            args.scope,
+            args.threads,
+        )
         if args.json:
             args.json.write_text(json.dumps(figures, indent=2, default=str))
             print(f"\nprofile written to {args.json}")

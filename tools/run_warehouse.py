@@ -30,7 +30,6 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import List, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -51,7 +50,7 @@ class Builds:
     not change between batches; only the landed files do). `args`: where the
     project, profiles, target and logs are (default: this repository's)."""
 
-    def __init__(self, args: Optional[List[str]] = None, compact_between_builds: bool = False) -> None:
+    def __init__(self, args: list[str] | None = None, compact_between_builds: bool = False) -> None:
         self.args = args or PROJECT_ARGS
         self.manifest = None
         # With compact_between_builds, DWD's writes only plan their
@@ -61,7 +60,7 @@ class Builds:
         self.compact_between_builds = compact_between_builds
         self.vars = {"dwd_compaction_mode": "schedule"} if compact_between_builds else {}
 
-    def build(self, test_scope: str, command: str = "build", callbacks: Optional[list] = None):
+    def build(self, test_scope: str, command: str = "build", callbacks: list | None = None):
         """One `dbt build` (or another `command`, such as `run`); dbt's own
         output is kept to warnings and errors (the full log is logs/dbt.log).
         Returns dbt's result; exits on a failure. `test_scope`: 'changed'
@@ -71,28 +70,37 @@ class Builds:
         from dbt.cli.main import dbtRunner
 
         if self.manifest is None:
-            parsed = dbtRunner().invoke(["--log-level", "warn", "parse", *self.args, "--vars", json.dumps(self.vars)])
+            parsed = dbtRunner().invoke(
+                ["--log-level", "warn", "parse", *self.args, "--vars", json.dumps(self.vars)]
+            )
             if not parsed.success:
                 sys.exit(f"dbt parse failed: {parsed.exception}; see dbt.log in the log path")
             self.manifest = parsed.result
         # A build that checks what it wrote leaves out the checks that the
         # build's other tests already make (selectors.yml).
-        selector = ["--selector", "per_batch"] if test_scope == "changed" and command == "build" else []
+        selector = (
+            ["--selector", "per_batch"] if test_scope == "changed" and command == "build" else []
+        )
         build_vars = {**self.vars, "lakehouse_test_scope": test_scope}
-        return self._invoke([command, *self.args, *selector, "--vars", json.dumps(build_vars)], callbacks)
+        return self._invoke(
+            [command, *self.args, *selector, "--vars", json.dumps(build_vars)], callbacks
+        )
 
     def compact_scheduled(self) -> float:
         """Runs the compaction plans the last build scheduled (none: nothing
         runs); returns its seconds."""
         started = time.perf_counter()
-        self._invoke(["run-operation", "lake_compact_scheduled", *self.args, "--vars", json.dumps(self.vars)])
+        self._invoke(
+            ["run-operation", "lake_compact_scheduled", *self.args, "--vars", json.dumps(self.vars)]
+        )
         return time.perf_counter() - started
 
-    def _invoke(self, command: List[str], callbacks: Optional[list] = None):
+    def _invoke(self, command: list[str], callbacks: list | None = None):
         from dbt.cli.main import dbtRunner
 
         result = dbtRunner(manifest=self.manifest, callbacks=callbacks or []).invoke(
-            ["--log-level", "warn", *command])
+            ["--log-level", "warn", *command]
+        )
         if not result.success:
             sys.exit(f"dbt {command[0]} failed; see dbt.log in the log path")
         return result
@@ -108,12 +116,16 @@ def billing_lines(spark, schema: str) -> dict:
     """Billing lines landed, valid, quarantined, held, and released from the
     hold so far: landed must equal valid + quarantined + held."""
     ods = f"{schema}_ods.ods_billing_events"
-    return spark.sql(
-        f"select (select count(*) from {ods}_raw) as landed, (select count(*) from {ods}) as valid, "
-        f"(select count(*) from {ods}_quarantine) as quarantined, "
-        f"(select count(*) from {ods}_held where hold_status = 'held') as held, "
-        f"(select count(*) from {ods}_held where hold_status = 'released') as released"
-    ).collect()[0].asDict()
+    return (
+        spark.sql(
+            f"select (select count(*) from {ods}_raw) as landed, (select count(*) from {ods}) as valid, "
+            f"(select count(*) from {ods}_quarantine) as quarantined, "
+            f"(select count(*) from {ods}_held where hold_status = 'held') as held, "
+            f"(select count(*) from {ods}_held where hold_status = 'released') as released"
+        )
+        .collect()[0]
+        .asDict()
+    )
 
 
 def latest_commit(spark, table: str) -> str:
@@ -134,7 +146,11 @@ def summary(spark, batches: int, truth: dict, elapsed: float) -> None:
         for table in [t for t in tables if not t.endswith(("_ro", "_rt"))]:
             name = f"{schema}.{table}"
             rows = spark.table(name).count()
-            provider = spark.sql(f"describe table extended {name}").where("col_name in ('Provider', 'Type')").collect()
+            provider = (
+                spark.sql(f"describe table extended {name}")
+                .where("col_name in ('Provider', 'Type')")
+                .collect()
+            )
             kinds = {r.col_name: r.data_type for r in provider}
             if kinds.get("Type") == "VIEW":
                 commit = "(view)"
@@ -147,29 +163,52 @@ def summary(spark, batches: int, truth: dict, elapsed: float) -> None:
     quarantined = spark.sql(
         f"select quarantine_reason, count(*) as n from {SCHEMA}_ods.ods_billing_events_quarantine group by 1 order by 1"
     ).collect()
-    print("\nquarantined lines: " + (", ".join(f"{r.quarantine_reason} {r.n:,}" for r in quarantined) or "none"))
+    print(
+        "\nquarantined lines: "
+        + (", ".join(f"{r.quarantine_reason} {r.n:,}" for r in quarantined) or "none")
+    )
     lines = billing_lines(spark, SCHEMA)
-    print("billing lines: landed {landed:,} = valid {valid:,} + quarantined {quarantined:,} + held {held:,} "
-          "(their account not landed yet; {released:,} released so far)".format(**lines))
+    print(
+        "billing lines: landed {landed:,} = valid {valid:,} + quarantined {quarantined:,} + held {held:,} "
+        "(their account not landed yet; {released:,} released so far)".format(**lines)
+    )
 
     expected = truth["batches"][batches - 1]
-    total = spark.sql(f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_industry").collect()[0][0] or 0
+    total = (
+        spark.sql(f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_industry").collect()[0][
+            0
+        ]
+        or 0
+    )
     events = spark.sql(f"select count(*) from {SCHEMA}_dwd.dwd_billing_events").collect()[0][0]
     mark = lambda ok: "ok" if ok else "MISMATCH"  # noqa: E731
-    print(f"spend in ADS: {total:,} micros; the generator's truth: {expected['cost_micros']:,} "
-          f"({mark(total == expected['cost_micros'])})")
-    print(f"billable events in DWD: {events:,}; truth: {expected['events']:,} ({mark(events == expected['events'])})")
+    print(
+        f"spend in ADS: {total:,} micros; the generator's truth: {expected['cost_micros']:,} "
+        f"({mark(total == expected['cost_micros'])})"
+    )
+    print(
+        f"billable events in DWD: {events:,}; truth: {expected['events']:,} ({mark(events == expected['events'])})"
+    )
     print(f"\n{batches} batches, elapsed {elapsed:.1f} s")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batches", type=int, default=4, help="micro-batches to land and build (default 4)")
-    parser.add_argument("--events", type=int, default=20_000, help="event lines over all batches (default 20000)")
+    parser.add_argument(
+        "--batches", type=int, default=4, help="micro-batches to land and build (default 4)"
+    )
+    parser.add_argument(
+        "--events", type=int, default=20_000, help="event lines over all batches (default 20000)"
+    )
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--full-checks-every", type=int, default=4, metavar="N",
-                        help="data tests read whole tables every N batches and in the last one; the other "
-                             "batches check what they wrote (default 4; 1: always whole tables)")
+    parser.add_argument(
+        "--full-checks-every",
+        type=int,
+        default=4,
+        metavar="N",
+        help="data tests read whole tables every N batches and in the last one; the other "
+        "batches check what they wrote (default 4; 1: always whole tables)",
+    )
     args = parser.parse_args()
     if args.full_checks_every < 1:
         parser.error("--full-checks-every must be at least 1")
@@ -180,9 +219,14 @@ def main() -> None:
     os.environ["ADLAKE_LANDING_DIR"] = str(landing)
     started = time.time()
 
-    truth = generate(generated, seed=args.seed, events=args.events, batches=args.batches, force=True)
-    print(f"generated {args.events:,} event lines in {args.batches} batches (seed {args.seed}) "
-          f"in {time.time() - started:.1f} s", flush=True)
+    truth = generate(
+        generated, seed=args.seed, events=args.events, batches=args.batches, force=True
+    )
+    print(
+        f"generated {args.events:,} event lines in {args.batches} batches (seed {args.seed}) "
+        f"in {time.time() - started:.1f} s",
+        flush=True,
+    )
     builds = Builds()
     for batch in range(1, args.batches + 1):
         batch_started = time.time()
@@ -194,9 +238,12 @@ def main() -> None:
             continue
         full = batch == args.batches or batch % args.full_checks_every == 0
         result = builds.build("full" if full else "changed")
-        print(f"batch {batch}/{args.batches}: landed {files} files ({lines:,} lines); "
-              f"dbt build {tally(result)}, checks {'of whole tables' if full else 'of what it wrote'}; "
-              f"{time.time() - batch_started:.1f} s", flush=True)
+        print(
+            f"batch {batch}/{args.batches}: landed {files} files ({lines:,} lines); "
+            f"dbt build {tally(result)}, checks {'of whole tables' if full else 'of what it wrote'}; "
+            f"{time.time() - batch_started:.1f} s",
+            flush=True,
+        )
 
     from pyspark.sql import SparkSession
 

@@ -34,9 +34,8 @@ import shutil
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Optional
 
 import yaml
 
@@ -51,11 +50,18 @@ SCHEMA = "soak"
 COMPLETED = re.compile(r"^\d+_\d+\.\w+$")
 
 
-def write_profile(folder: Path, lake: Path, spark_conf: Optional[dict] = None, schema: str = SCHEMA,
-                  threads: int = 1) -> None:
+def write_profile(
+    folder: Path, lake: Path, spark_conf: dict | None = None, schema: str = SCHEMA, threads: int = 1
+) -> None:
     """A profile with one embedded-Spark target on `lake`."""
     folder.mkdir(parents=True, exist_ok=True)
-    output = {"type": "lakehouse", "method": "session", "schema": schema, "lake_dir": str(lake), "threads": threads}
+    output = {
+        "type": "lakehouse",
+        "method": "session",
+        "schema": schema,
+        "lake_dir": str(lake),
+        "threads": threads,
+    }
     if spark_conf:
         output["spark_conf"] = spark_conf
     profile = {"adlake": {"target": "soak", "outputs": {"soak": output}}}
@@ -72,17 +78,30 @@ def past_start(batches: int, batch_minutes: int = 480) -> datetime:
     clock that ingests it (time_out_of_range): 50 windows of 8 hours from a
     fixed date would run weeks into the future, and the soak would quarantine
     most of its events instead of building them."""
-    now = datetime.now(timezone.utc).replace(tzinfo=None, minute=0, second=0, microsecond=0)
+    now = datetime.now(UTC).replace(tzinfo=None, minute=0, second=0, microsecond=0)
     return now - timedelta(hours=1) - timedelta(minutes=batch_minutes * batches)
 
 
 def dbt_build(profiles: Path, work: Path, dbt_vars: str) -> None:
     from dbt.cli.main import dbtRunner
 
-    result = dbtRunner().invoke([
-        "--log-level", "warn", "build", "--project-dir", str(ROOT), "--profiles-dir", str(profiles),
-        "--target-path", str(work / "target"), "--log-path", str(work / "logs"), "--vars", dbt_vars,
-    ])
+    result = dbtRunner().invoke(
+        [
+            "--log-level",
+            "warn",
+            "build",
+            "--project-dir",
+            str(ROOT),
+            "--profiles-dir",
+            str(profiles),
+            "--target-path",
+            str(work / "target"),
+            "--log-path",
+            str(work / "logs"),
+            "--vars",
+            dbt_vars,
+        ]
+    )
     if not result.success:
         raise SoakFailed(f"dbt build failed; see {work / 'logs' / 'dbt.log'}")
 
@@ -101,9 +120,13 @@ def table_growth(table_dir: Path, seen: set) -> tuple:
     seen.update(completed)
     active = len(completed)
     history = timeline / "history"
-    archived = sum(1 for p in history.iterdir() if p.suffix == ".parquet") if history.is_dir() else 0
+    archived = (
+        sum(1 for p in history.iterdir() if p.suffix == ".parquet") if history.is_dir() else 0
+    )
     partitions = [p for p in table_dir.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    files = max((sum(1 for f in p.iterdir() if is_data_file(f.name)) for p in partitions), default=0)
+    files = max(
+        (sum(1 for f in p.iterdir() if is_data_file(f.name)) for p in partitions), default=0
+    )
     return active, files, archived
 
 
@@ -142,12 +165,21 @@ def soak(batches: int, events_per_batch: int, seed: int, work: Path, dbt_vars: s
     lake, landing, generated = work / "lake", work / "landing", work / "generated"
     write_profile(work / "profiles", lake)
     os.environ["ADLAKE_LANDING_DIR"] = str(landing)
-    truth = generate(generated, seed=seed, events=events_per_batch * batches, batches=batches,
-                     accounts=60, start=past_start(batches), force=True)["batches"]
+    truth = generate(
+        generated,
+        seed=seed,
+        events=events_per_batch * batches,
+        batches=batches,
+        accounts=60,
+        start=past_start(batches),
+        force=True,
+    )["batches"]
     dwd = lake / "warehouse" / f"{SCHEMA}_dwd.db" / "dwd_billing_events"
     print(f"soak: {batches} batches of about {events_per_batch} lines; lake {work}")
-    print(f"{'batch':>5} {'build s':>8} {'timeline':>8} {'files/part':>10} {'archived':>8} "
-          f"{'JVM MiB':>8} {'heap MiB':>8} {'py MiB':>7}")
+    print(
+        f"{'batch':>5} {'build s':>8} {'timeline':>8} {'files/part':>10} {'archived':>8} "
+        f"{'JVM MiB':>8} {'heap MiB':>8} {'py MiB':>7}"
+    )
     rows = []
     seen: set = set()
     spark = None
@@ -160,11 +192,22 @@ def soak(batches: int, events_per_batch: int, seed: int, work: Path, dbt_vars: s
                 from pyspark.sql import SparkSession
 
                 spark = SparkSession.builder.getOrCreate()
-            row = (batch, time.perf_counter() - started, *table_growth(dwd, seen), *jvm_figures(spark), rss_mib(os.getpid()))
+            row = (
+                batch,
+                time.perf_counter() - started,
+                *table_growth(dwd, seen),
+                *jvm_figures(spark),
+                rss_mib(os.getpid()),
+            )
             rows.append(row)
-            print("{:>5} {:>8.1f} {:>8} {:>10} {:>8} {:>8.0f} {:>8.0f} {:>7.0f}".format(*row), flush=True)
+            print(
+                "{:>5} {:>8.1f} {:>8} {:>10} {:>8} {:>8.0f} {:>8.0f} {:>7.0f}".format(*row),
+                flush=True,
+            )
         session = spark.newSession()
-        spend = session.sql(f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_customer").collect()[0][0]
+        spend = session.sql(
+            f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_customer"
+        ).collect()[0][0]
         lines = billing_lines(session, SCHEMA)
     finally:
         if spark is not None:
@@ -179,23 +222,33 @@ def soak(batches: int, events_per_batch: int, seed: int, work: Path, dbt_vars: s
         "python_mib": (first[7], last[7]),
         # Every instant that completed during the soak, by action: compactions
         # complete as `commit` on a merge-on-read table.
-        "completed": {action: sum(1 for name in seen if name.endswith("." + action))
-                      for action in ("deltacommit", "commit", "clean")},
+        "completed": {
+            action: sum(1 for name in seen if name.endswith("." + action))
+            for action in ("deltacommit", "commit", "clean")
+        },
         "lines": lines,
         "spend_micros": spend,
         "truth_micros": truth[-1]["cost_micros"],
     }
-    print(f"\nactive timeline of dwd_billing_events: max {figures['max_active_timeline']} instants; "
-          f"data files in one partition: max {figures['max_files_per_partition']}; "
-          f"archived timeline files at the end: {figures['archived_files']}")
-    print(f"JVM resident {first[5]:.0f} -> {last[5]:.0f} MiB, heap after GC {first[6]:.0f} -> {last[6]:.0f} MiB, "
-          f"Python {first[7]:.0f} -> {last[7]:.0f} MiB")
+    print(
+        f"\nactive timeline of dwd_billing_events: max {figures['max_active_timeline']} instants; "
+        f"data files in one partition: max {figures['max_files_per_partition']}; "
+        f"archived timeline files at the end: {figures['archived_files']}"
+    )
+    print(
+        f"JVM resident {first[5]:.0f} -> {last[5]:.0f} MiB, heap after GC {first[6]:.0f} -> {last[6]:.0f} MiB, "
+        f"Python {first[7]:.0f} -> {last[7]:.0f} MiB"
+    )
     print(f"completed on dwd_billing_events: {figures['completed']}")
-    print("billing lines: landed {landed:,} = valid {valid:,} + quarantined {quarantined:,} + held {held:,} "
-          "({released:,} released)".format(**lines))
+    print(
+        "billing lines: landed {landed:,} = valid {valid:,} + quarantined {quarantined:,} + held {held:,} "
+        "({released:,} released)".format(**lines)
+    )
     print("soak figures: " + json.dumps(figures), flush=True)
     ok = spend == figures["truth_micros"]
-    print(f"spend in ADS {spend:,} micros; truth {figures['truth_micros']:,} ({'ok' if ok else 'MISMATCH'})")
+    print(
+        f"spend in ADS {spend:,} micros; truth {figures['truth_micros']:,} ({'ok' if ok else 'MISMATCH'})"
+    )
     if not ok:
         raise SoakFailed(f"spend in ADS {spend} differs from the truth {figures['truth_micros']}")
     return figures
@@ -206,7 +259,9 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=50)
     parser.add_argument("--events-per-batch", type=int, default=500)
     parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--lake", type=Path, help="work folder (default: a new temporary folder, removed after)")
+    parser.add_argument(
+        "--lake", type=Path, help="work folder (default: a new temporary folder, removed after)"
+    )
     parser.add_argument("--vars", default="{}", help="dbt --vars for every build (YAML)")
     args = parser.parse_args()
 

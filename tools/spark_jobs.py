@@ -28,14 +28,30 @@ a file listing, it is the query that listed them.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Tuple
 
-PHASES = ("hudi write", "index lookup", "file listing", "metadata table", "markers", "compaction", "cleaning",
-          "archiving", "query")
+PHASES = (
+    "hudi write",
+    "index lookup",
+    "file listing",
+    "metadata table",
+    "markers",
+    "compaction",
+    "cleaning",
+    "archiving",
+    "query",
+)
 # Phases inside a write, which an undescribed job after them continues.
-WRITE_PHASES = {"hudi write", "index lookup", "metadata table", "compaction", "cleaning", "archiving"}
+WRITE_PHASES = {
+    "hudi write",
+    "index lookup",
+    "metadata table",
+    "compaction",
+    "cleaning",
+    "archiving",
+}
 
 
 @dataclass
@@ -43,8 +59,8 @@ class Job:
     job_id: int
     start: float  # epoch seconds
     end: float
-    description: Optional[str]
-    sql_execution: Optional[str]
+    description: str | None
+    sql_execution: str | None
     phase: str = "query"
 
     @property
@@ -52,7 +68,7 @@ class Job:
         return self.end - self.start
 
 
-def hudi_phase(description: Optional[str]) -> Optional[str]:
+def hudi_phase(description: str | None) -> str | None:
     """The phase of a job from Hudi's description of it; None when the job is
     not Hudi's (no `<class>:` prefix naming a class)."""
     if not description or ":" not in description:
@@ -68,7 +84,11 @@ def hudi_phase(description: Optional[str]) -> Optional[str]:
         return "file listing"
     # The metadata table's own work: its writer and write client, its commits
     # and compactions (on the table named <table>_metadata).
-    if "metadata" in owner.lower() or text.rstrip().endswith("_metadata") or "/.hoodie/metadata" in text:
+    if (
+        "metadata" in owner.lower()
+        or text.rstrip().endswith("_metadata")
+        or "/.hoodie/metadata" in text
+    ):
         return "metadata table"
     if "compact" in text:
         return "compaction"
@@ -81,7 +101,7 @@ def hudi_phase(description: Optional[str]) -> Optional[str]:
     return "hudi write"
 
 
-def read_jobs(event_log: Path) -> List[Job]:
+def read_jobs(event_log: Path) -> list[Job]:
     """Every finished job in the event log (a file, or the folder holding one
     application's log), each with its phase."""
     path = event_log
@@ -90,8 +110,8 @@ def read_jobs(event_log: Path) -> List[Job]:
         if not logs:
             raise FileNotFoundError(f"no Spark event log in {path}")
         path = logs[-1]
-    started: Dict[int, Tuple[float, Optional[str], Optional[str]]] = {}
-    jobs: List[Job] = []
+    started: dict[int, tuple[float, str | None, str | None]] = {}
+    jobs: list[Job] = []
     with open(path, encoding="utf-8") as handle:
         for line in handle:
             event = json.loads(line)
@@ -105,24 +125,36 @@ def read_jobs(event_log: Path) -> List[Job]:
                 )
             elif kind == "SparkListenerJobEnd" and event["Job ID"] in started:
                 start, description, execution = started.pop(event["Job ID"])
-                jobs.append(Job(event["Job ID"], start, event["Completion Time"] / 1000, description, execution))
+                jobs.append(
+                    Job(
+                        event["Job ID"],
+                        start,
+                        event["Completion Time"] / 1000,
+                        description,
+                        execution,
+                    )
+                )
     jobs.sort(key=lambda job: job.job_id)
     assign_phases(jobs)
     return jobs
 
 
 def assign_phases(jobs: Iterable[Job]) -> None:
-    last_in_execution: Dict[str, str] = {}
+    last_in_execution: dict[str, str] = {}
     for job in jobs:
         phase = hudi_phase(job.description)
         if phase is None:
-            phase = last_in_execution.get(job.sql_execution or "", "query") if job.sql_execution else "query"
+            phase = (
+                last_in_execution.get(job.sql_execution or "", "query")
+                if job.sql_execution
+                else "query"
+            )
         job.phase = phase
         if job.sql_execution and phase in WRITE_PHASES:
             last_in_execution[job.sql_execution] = phase
 
 
-def covered_seconds(intervals: Iterable[Tuple[float, float]]) -> float:
+def covered_seconds(intervals: Iterable[tuple[float, float]]) -> float:
     """Length of the union of the intervals (jobs of one thread may overlap
     when Hudi runs some concurrently)."""
     total, reach = 0.0, float("-inf")

@@ -63,8 +63,10 @@ def start(port: int, lake_dir: Path, timeout: float = 180) -> int:
     for key, value in conf.items():
         cmd += ["--conf", f"{key}={value}"]
     cmd += [
-        "--hiveconf", f"hive.server2.thrift.port={port}",
-        "--hiveconf", "hive.server2.thrift.bind.host=127.0.0.1",
+        "--hiveconf",
+        f"hive.server2.thrift.port={port}",
+        "--hiveconf",
+        "hive.server2.thrift.bind.host=127.0.0.1",
         "spark-internal",
     ]
     env = dict(os.environ, SPARK_HOME=str(spark_home), SPARK_LOCAL_IP="127.0.0.1")
@@ -75,7 +77,9 @@ def start(port: int, lake_dir: Path, timeout: float = 180) -> int:
     deadline = time.time() + timeout
     while time.time() < deadline:
         if process.poll() is not None:
-            raise SystemExit(f"Thrift server exited with {process.returncode}; see {lake_dir / 'thrift.log'}")
+            raise SystemExit(
+                f"Thrift server exited with {process.returncode}; see {lake_dir / 'thrift.log'}"
+            )
         if port_open(port):
             return process.pid
         time.sleep(1)
@@ -115,7 +119,9 @@ def main() -> None:
     parser.add_argument("--lake-dir", type=Path, default=ROOT / ".lake-thrift")
     args = parser.parse_args()
     if args.action == "start":
-        print(f"Thrift server listening on 127.0.0.1:{args.port}, pid {start(args.port, args.lake_dir)}")
+        print(
+            f"Thrift server listening on 127.0.0.1:{args.port}, pid {start(args.port, args.lake_dir)}"
+        )
     else:
         stop(args.lake_dir)
 

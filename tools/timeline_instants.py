@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
 
 PENDING = re.compile(r"^(\d+)\.(\w+)\.(requested|inflight)$")
 COMPLETED = re.compile(r"^(\d+)_\d+\.(\w+)$")
@@ -24,20 +23,20 @@ class Instant:
     instant: str
     action: str
     requested_at: float  # epoch seconds
-    completed_at: Optional[float]
+    completed_at: float | None
 
     @property
-    def seconds(self) -> Optional[float]:
+    def seconds(self) -> float | None:
         return None if self.completed_at is None else self.completed_at - self.requested_at
 
 
-def read_instants(table_dir: Path) -> List[Instant]:
+def read_instants(table_dir: Path) -> list[Instant]:
     """The active timeline's instants (archived ones are gone from here), oldest first."""
     timeline = Path(table_dir) / ".hoodie" / "timeline"
     if not timeline.is_dir():
         return []
-    requested: Dict[str, tuple] = {}
-    completed: Dict[str, tuple] = {}
+    requested: dict[str, tuple] = {}
+    completed: dict[str, tuple] = {}
     for path in timeline.iterdir():
         if pending := PENDING.match(path.name):
             instant, action, state = pending.groups()
@@ -52,11 +51,13 @@ def read_instants(table_dir: Path) -> List[Instant]:
         # A compaction is requested as `compaction` and completes as `commit`:
         # name it by what was asked for.
         action = action or finished_action
-        instants.append(Instant(instant, action, started if started is not None else finished, finished))
+        instants.append(
+            Instant(instant, action, started if started is not None else finished, finished)
+        )
     return instants
 
 
-def instants_between(table_dir: Path, start: float, end: float) -> List[Instant]:
+def instants_between(table_dir: Path, start: float, end: float) -> list[Instant]:
     """Instants requested in [start, end] on the table and on its metadata table
     (whose actions are prefixed `metadata `)."""
     found = [i for i in read_instants(table_dir) if start <= i.requested_at <= end]

@@ -12,7 +12,6 @@ import hashlib
 import re
 import textwrap
 from pathlib import Path
-from typing import Dict, List, Optional
 
 import pytest
 import yaml
@@ -74,13 +73,13 @@ class DbtProject:
 
     # --- reading what is on disk and in the tables ---------------------------
 
-    def table_dir(self, table: str, schema: Optional[str] = None) -> Path:
+    def table_dir(self, table: str, schema: str | None = None) -> Path:
         return self.lake_dir / "warehouse" / f"{schema or self.schema}.db" / table
 
-    def hoodie_properties(self, table: str) -> Dict[str, str]:
+    def hoodie_properties(self, table: str) -> dict[str, str]:
         return read_properties(self.table_dir(table) / ".hoodie" / "hoodie.properties")
 
-    def completed_instants(self, table: str) -> List[tuple]:
+    def completed_instants(self, table: str) -> list[tuple]:
         return completed_instants(self.table_dir(table))
 
     def rows(self, query: str) -> list:
@@ -118,8 +117,13 @@ def hudi_jar() -> Path:
     return hudi_bundle.locate(cache_dir=REPO / ".cache" / "jars")
 
 
-def run_dbt(args: List[str], project_dir: Path, profiles_dir: Path, expect_ok: bool = True,
-            extra: Optional[List[str]] = None) -> dbtRunnerResult:
+def run_dbt(
+    args: list[str],
+    project_dir: Path,
+    profiles_dir: Path,
+    expect_ok: bool = True,
+    extra: list[str] | None = None,
+) -> dbtRunnerResult:
     full = args + ["--project-dir", str(project_dir), "--profiles-dir", str(profiles_dir)]
     try:
         result = dbtRunner().invoke(full + (extra or []))
@@ -137,7 +141,7 @@ def run_dbt(args: List[str], project_dir: Path, profiles_dir: Path, expect_ok: b
     return result
 
 
-def failures(result: dbtRunnerResult) -> List[str]:
+def failures(result: dbtRunnerResult) -> list[str]:
     """The messages of the nodes that did not succeed."""
     if result.result is None or not hasattr(result.result, "results"):
         return [str(result.exception)]
@@ -148,7 +152,7 @@ def failures(result: dbtRunnerResult) -> List[str]:
     ]
 
 
-def read_properties(path: Path) -> Dict[str, str]:
+def read_properties(path: Path) -> dict[str, str]:
     props = {}
     for line in path.read_text().splitlines():
         if line and not line.startswith("#") and "=" in line:
@@ -160,7 +164,7 @@ def read_properties(path: Path) -> Dict[str, str]:
 INSTANT = re.compile(r"^(\d+)_(\d+)\.(\w+)$")
 
 
-def completed_instants(table_dir: Path) -> List[tuple]:
+def completed_instants(table_dir: Path) -> list[tuple]:
     """(requested time, completed time, action) of every completed instant, oldest first."""
     timeline = table_dir / ".hoodie" / "timeline"
     found = [INSTANT.match(p.name) for p in timeline.iterdir()]

@@ -5,27 +5,31 @@ run opened, rather than trusting its plan."""
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List
+from collections.abc import Callable
 
 
-def table_scans(spark, table: str) -> List[Dict[str, str]]:
+def table_scans(spark, table: str) -> list[dict[str, str]]:
     """The metrics of each scan of `table` (schema.name), oldest execution
     first: 'number of files read', 'size of files read', ... as Spark prints
     them."""
     return scans(spark, lambda name, desc: name.endswith("." + table))
 
 
-def opened_files(spark, after: int) -> List[int]:
+def opened_files(spark, after: int) -> list[int]:
     """For each binaryFile scan that read files' bytes, in the executions after
     id `after`, oldest first: how many files it opened. The source checks its
     pushed filters on a file's length and time before it opens the file, and
     gives one row per file it opens."""
+
     def reads_bytes(name: str, desc: str) -> bool:
         # The description starts with the scan's output columns; Spark
         # shortens the rest (the location among them).
         return name.startswith("Scan binaryFile") and "content#" in desc.split("]")[0]
 
-    return [int(scan["number of output rows"].replace(",", "")) for scan in scans(spark, reads_bytes, after)]
+    return [
+        int(scan["number of output rows"].replace(",", ""))
+        for scan in scans(spark, reads_bytes, after)
+    ]
 
 
 def last_execution(spark) -> int:
@@ -34,7 +38,7 @@ def last_execution(spark) -> int:
     return executions.apply(executions.size() - 1).executionId() if executions.size() else -1
 
 
-def scans(spark, wanted: Callable[[str, str], bool], after: int = -1) -> List[Dict[str, str]]:
+def scans(spark, wanted: Callable[[str, str], bool], after: int = -1) -> list[dict[str, str]]:
     """The metrics of each scan whose plan node's name and description
     `wanted` accepts, in the executions after id `after`, oldest first."""
     store = spark._jsparkSession.sharedState().statusStore()
@@ -60,5 +64,5 @@ def scans(spark, wanted: Callable[[str, str], bool], after: int = -1) -> List[Di
     return found
 
 
-def files_read(scan: Dict[str, str]) -> int:
+def files_read(scan: dict[str, str]) -> int:
     return int(scan["number of files read"].replace(",", ""))

@@ -15,13 +15,16 @@ from dbt.adapters.lakehouse.commit_reads import (
 ACTIVE = ["20261122100000000", "20261122100500000", "20261122101000000"]
 # Each write's instant (when it was requested) is a minute before it completed.
 REQUESTED = ["20261122095900000", "20261122100400000", "20261122100900000"]
-TIMELINE = Timeline(tuple(zip(REQUESTED, ACTIVE)))
+TIMELINE = Timeline(tuple(zip(REQUESTED, ACTIVE, strict=True)))
 
 
 def test_first_run_reads_everything_up_to_the_latest_instant():
     read = plan_read("dwd.events", "latest_state", None, TIMELINE, "full", "dws")
     assert (read.begin, read.end, read.note) == (None, ACTIVE[-1], None)
-    assert read.sql() == f"(select * from hudi_table_changes('dwd.events', 'latest_state', 'earliest', '{ACTIVE[-1]}'))"
+    assert (
+        read.sql()
+        == f"(select * from hudi_table_changes('dwd.events', 'latest_state', 'earliest', '{ACTIVE[-1]}'))"
+    )
 
 
 def test_incremental_run_reads_after_the_consumed_instant():
@@ -61,19 +64,27 @@ def test_bad_arguments_are_refused(arg, value):
 
 
 def test_cdc_images_decode_dates_and_timestamps():
-    assert image_value("c.before", "event_date", "date") == \
-        "date_add(date'1970-01-01', cast(get_json_object(c.before, '$.event_date') as int))"
+    assert (
+        image_value("c.before", "event_date", "date")
+        == "date_add(date'1970-01-01', cast(get_json_object(c.before, '$.event_date') as int))"
+    )
     assert image_value("c.after", "event_at", "timestamp").startswith("timestamp_micros(")
-    assert image_value("c.after", "account_id", "bigint") == "cast(get_json_object(c.after, '$.account_id') as bigint)"
+    assert (
+        image_value("c.after", "account_id", "bigint")
+        == "cast(get_json_object(c.after, '$.account_id') as bigint)"
+    )
 
 
 def test_changed_keys_use_both_images_incrementally_and_the_snapshot_in_full():
     types = {"event_date": "date", "account_id": "bigint"}
-    incremental = changed_keys_sql(ChangeRead("dwd.events", "cdc", ACTIVE[0], ACTIVE[-1]),
-                                   ["event_date", "account_id"], types)
+    incremental = changed_keys_sql(
+        ChangeRead("dwd.events", "cdc", ACTIVE[0], ACTIVE[-1]), ["event_date", "account_id"], types
+    )
     assert "c.before is not null and c.before != 'null'" in incremental
     assert "c.after is not null and c.after != 'null'" in incremental
-    full = changed_keys_sql(ChangeRead("dwd.events", "cdc", None, ACTIVE[-1]), ["account_id"], types)
+    full = changed_keys_sql(
+        ChangeRead("dwd.events", "cdc", None, ACTIVE[-1]), ["account_id"], types
+    )
     assert "from dwd.events)" in full and "hudi_table_changes" not in full
     with pytest.raises(CompilationError):
         changed_keys_sql(ChangeRead("dwd.events", "cdc", None, ACTIVE[-1]), ["industry"], types)
@@ -90,12 +101,22 @@ def test_cdc_read_of_cleaned_writes_falls_back_to_a_full_read():
     # Reading after the 2nd write needs only slices the cleaner kept.
     assert plan_read("dwd.events", "cdc", ACTIVE[1], cleaned, "fail", "dws").begin == ACTIVE[1]
     # A latest_state read does not need old slices: Hudi reads the current ones.
-    assert plan_read("dwd.events", "latest_state", ACTIVE[0], cleaned, "fail", "dws").begin == ACTIVE[0]
+    assert (
+        plan_read("dwd.events", "latest_state", ACTIVE[0], cleaned, "fail", "dws").begin
+        == ACTIVE[0]
+    )
 
 
 def test_full_cdc_read_is_the_snapshot_as_inserts_with_encoded_images():
-    read = plan_read("dwd.events", "cdc", None, TIMELINE, "full", "dws",
-                     [("id", "bigint"), ("event_date", "date"), ("event_at", "timestamp")])
+    read = plan_read(
+        "dwd.events",
+        "cdc",
+        None,
+        TIMELINE,
+        "full",
+        "dws",
+        [("id", "bigint"), ("event_date", "date"), ("event_at", "timestamp")],
+    )
     sql = read.sql()
     assert "hudi_table_changes" not in sql and "from dwd.events" in sql
     assert "'i' as op" in sql and "cast(null as string) as before" in sql
@@ -105,11 +126,18 @@ def test_full_cdc_read_is_the_snapshot_as_inserts_with_encoded_images():
 
 def test_signed_changes_add_after_images_and_subtract_before_images():
     types = {"event_date": "date", "cost_micros": "bigint"}
-    read = ChangeRead("dwd.events", "cdc", ACTIVE[0], ACTIVE[-1], staged_as="dws.spend__lakehouse_read_1")
+    read = ChangeRead(
+        "dwd.events", "cdc", ACTIVE[0], ACTIVE[-1], staged_as="dws.spend__lakehouse_read_1"
+    )
     sql = signed_changes_sql(read, ["event_date", "cost_micros"], types, "lake_signed_changes")
     assert "select 1 as _sign" in sql and "c.after is not null" in sql
     assert "select -1 as _sign" in sql and "c.before is not null" in sql
     # The staged range is read, not the upstream again.
-    assert "from (select * from dws.spend__lakehouse_read_1) as c" in sql and "hudi_table_changes" not in sql
-    full = signed_changes_sql(ChangeRead("dwd.events", "cdc", None, ACTIVE[-1]), ["cost_micros"], types, "m")
+    assert (
+        "from (select * from dws.spend__lakehouse_read_1) as c" in sql
+        and "hudi_table_changes" not in sql
+    )
+    full = signed_changes_sql(
+        ChangeRead("dwd.events", "cdc", None, ACTIVE[-1]), ["cost_micros"], types, "m"
+    )
     assert full == "(select 1 as _sign, cost_micros from dwd.events)"

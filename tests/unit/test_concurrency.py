@@ -6,7 +6,9 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.lakehouse import concurrency
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials
 
-POSTGRES = {"spark.hadoop.javax.jdo.option.ConnectionURL": "jdbc:postgresql://127.0.0.1:5433/metastore"}
+POSTGRES = {
+    "spark.hadoop.javax.jdo.option.ConnectionURL": "jdbc:postgresql://127.0.0.1:5433/metastore"
+}
 
 
 def credentials(**fields) -> LakehouseCredentials:
@@ -20,7 +22,9 @@ def test_single_writer_by_default_on_the_lakes_own_catalog():
 
 
 def test_a_derby_url_is_still_the_lakes_own_catalog():
-    creds = credentials(spark_conf={"spark.hadoop.javax.jdo.option.ConnectionURL": "jdbc:derby:;databaseName=x"})
+    creds = credentials(
+        spark_conf={"spark.hadoop.javax.jdo.option.ConnectionURL": "jdbc:derby:;databaseName=x"}
+    )
     assert creds.concurrency == "single_writer"
 
 
@@ -33,14 +37,21 @@ def test_optimistic_by_default_on_a_shared_catalog():
 
 
 def test_a_shared_catalog_can_still_ask_for_a_single_writer():
-    assert credentials(spark_conf=POSTGRES, concurrency="single_writer").concurrency == "single_writer"
+    assert (
+        credentials(spark_conf=POSTGRES, concurrency="single_writer").concurrency == "single_writer"
+    )
 
 
-@pytest.mark.parametrize("name, provider", [
-    ("in_process", "org.apache.hudi.client.transaction.lock.InProcessLockProvider"),
-    ("org.apache.hudi.client.transaction.lock.ZookeeperBasedLockProvider",
-     "org.apache.hudi.client.transaction.lock.ZookeeperBasedLockProvider"),
-])
+@pytest.mark.parametrize(
+    "name, provider",
+    [
+        ("in_process", "org.apache.hudi.client.transaction.lock.InProcessLockProvider"),
+        (
+            "org.apache.hudi.client.transaction.lock.ZookeeperBasedLockProvider",
+            "org.apache.hudi.client.transaction.lock.ZookeeperBasedLockProvider",
+        ),
+    ],
+)
 def test_other_lock_providers_have_no_lock_file_expiry(name, provider):
     settings = concurrency.hudi_settings(concurrency.OPTIMISTIC, name)
     assert settings["hoodie.write.lock.provider"] == provider
@@ -48,17 +59,27 @@ def test_other_lock_providers_have_no_lock_file_expiry(name, provider):
 
 
 def test_server_side_parameters_win_over_the_chosen_settings():
-    creds = credentials(concurrency="optimistic",
-                        server_side_parameters={"hoodie.write.lock.filesystem.expire": "5"})
+    creds = credentials(
+        concurrency="optimistic",
+        server_side_parameters={"hoodie.write.lock.filesystem.expire": "5"},
+    )
     assert creds.server_side_parameters["hoodie.write.lock.filesystem.expire"] == "5"
-    assert creds.server_side_parameters["hoodie.write.concurrency.mode"] == "optimistic_concurrency_control"
+    assert (
+        creds.server_side_parameters["hoodie.write.concurrency.mode"]
+        == "optimistic_concurrency_control"
+    )
 
 
-@pytest.mark.parametrize("fields, words", [
-    ({"concurrency": "mvcc"}, ["concurrency", "'mvcc'", "single_writer, optimistic"]),
-    ({"concurrency": "optimistic", "lock_provider": "zookeeper"},
-     ["lock_provider", "'zookeeper'", "filesystem, in_process", "class name"]),
-])
+@pytest.mark.parametrize(
+    "fields, words",
+    [
+        ({"concurrency": "mvcc"}, ["concurrency", "'mvcc'", "single_writer, optimistic"]),
+        (
+            {"concurrency": "optimistic", "lock_provider": "zookeeper"},
+            ["lock_provider", "'zookeeper'", "filesystem, in_process", "class name"],
+        ),
+    ],
+)
 def test_a_wrong_value_names_the_setting_and_what_is_allowed(fields, words):
     with pytest.raises(DbtRuntimeError) as raised:
         credentials(**fields)

@@ -25,15 +25,31 @@ TOOL = Path(__file__).resolve().parents[2] / "tools" / "generate_billing.py"
 START = datetime(2026, 11, 20)
 WINDOW = timedelta(minutes=480)
 # 12,003 lines over 5 batches: 2,400 each and 2,403 in the last (remainder).
-PARAMS = {"seed": 11, "events": 12_003, "batches": 5, "accounts": 120, "late_accounts": 2,
-          "start": START, "batch_minutes": 480}
+PARAMS = {
+    "seed": 11,
+    "events": 12_003,
+    "batches": 5,
+    "accounts": 120,
+    "late_accounts": 2,
+    "start": START,
+    "batch_minutes": 480,
+}
 
 TEXT_KEYS = ("event_id", "event_type", "event_time", "billing_type")
 NUMBER_KEYS = ("event_version", "account_id", "campaign_id", "ad_id", "media_id", "cost_micros")
 EVENT_KEYS = set(TEXT_KEYS + NUMBER_KEYS)
 # The reasons a line is quarantined for, in rule order (truth.json's `malformed`).
-REASONS = ("broken_json", "bad_encoding", "missing_key", "wrong_type", "bad_value", "negative_cost",
-           "cost_out_of_range", "time_out_of_range", "deleted_account")
+REASONS = (
+    "broken_json",
+    "bad_encoding",
+    "missing_key",
+    "wrong_type",
+    "bad_value",
+    "negative_cost",
+    "cost_out_of_range",
+    "time_out_of_range",
+    "deleted_account",
+)
 # The reasons the line alone decides (rules 1-8).
 LINE_REASONS = REASONS[:-1]
 # (event_type, billing_type) pairs that are charged for; everything else costs 0.
@@ -182,8 +198,11 @@ def line_reason(raw: bytes, batch: int) -> tuple[str | None, dict | None]:
 @dataclass
 class AccountFeed:
     """The account changes landed so far, as rules 9 and 10 see them."""
+
     inserted: set[int] = field(default_factory=set)
-    latest: dict[int, dict] = field(default_factory=dict)  # account_id -> row with the highest change_seq
+    latest: dict[int, dict] = field(
+        default_factory=dict
+    )  # account_id -> row with the highest change_seq
 
     def land(self, rows: list[dict]) -> None:
         for row in rows:
@@ -194,7 +213,7 @@ class AccountFeed:
                 self.latest[row["account_id"]] = row
 
     def verdict(self, row: dict) -> str:
-        """"held" (rule 9), "deleted_account" (rule 10) or "valid"."""
+        """ "held" (rule 9), "deleted_account" (rule 10) or "valid"."""
         if row["account_id"] not in self.inserted:
             return "held"
         change = self.latest[row["account_id"]]
@@ -210,6 +229,7 @@ class AccountFeed:
 @dataclass
 class Landed:
     """One line as it landed: its outcome is a quarantine reason, "valid" or "held"."""
+
     batch: int
     file: str
     raw: bytes
@@ -236,7 +256,9 @@ def replay(landing: Landing) -> list[BatchReplay]:
         released, requarantined, still_held = [], [], []
         for line in held:
             outcome = feed.verdict(line.row)
-            {"valid": released, "held": still_held, "deleted_account": requarantined}[outcome].append(line)
+            {"valid": released, "held": still_held, "deleted_account": requarantined}[
+                outcome
+            ].append(line)
         lines = []
         for name, raw in landing.event_lines[batch]:
             reason, row = line_reason(raw, batch)
@@ -294,21 +316,23 @@ def recompute_truth(landing: Landing) -> list[dict]:
             account = replayed.alive.get(row["account_id"])
             by_industry[account["industry"] if account else "unknown"] += row["cost_micros"]
         types = Counter(row["event_type"] for row in winners.values())
-        figures.append({
-            "batch": batch,
-            "landed_event_lines": landed,
-            "malformed": {reason: quarantined[reason] for reason in REASONS},
-            "valid_event_lines": valid_lines,
-            "held_event_lines": len(replayed.held),
-            "events": len(winners),
-            "cost_micros": sum(row["cost_micros"] for row in winners.values()),
-            "impressions": types["impression"],
-            "clicks": types["click"],
-            "conversions": types["conversion"],
-            "cost_by_industry": dict(sorted(by_industry.items())),
-            "account_change_lines": change_lines,
-            "accounts_current": len(replayed.alive),
-        })
+        figures.append(
+            {
+                "batch": batch,
+                "landed_event_lines": landed,
+                "malformed": {reason: quarantined[reason] for reason in REASONS},
+                "valid_event_lines": valid_lines,
+                "held_event_lines": len(replayed.held),
+                "events": len(winners),
+                "cost_micros": sum(row["cost_micros"] for row in winners.values()),
+                "impressions": types["impression"],
+                "clicks": types["click"],
+                "conversions": types["conversion"],
+                "cost_by_industry": dict(sorted(by_industry.items())),
+                "account_change_lines": change_lines,
+                "accounts_current": len(replayed.alive),
+            }
+        )
     return figures
 
 
@@ -327,8 +351,11 @@ def test_every_landed_line_is_valid_quarantined_or_held(landing):
     for batch, figures in enumerate(landing.returned_truth["batches"], start=1):
         lines += len(landing.event_lines[batch])
         assert figures["landed_event_lines"] == lines
-        assert lines == (figures["valid_event_lines"] + sum(figures["malformed"].values())
-                         + figures["held_event_lines"]), f"batch {batch}"
+        assert lines == (
+            figures["valid_event_lines"]
+            + sum(figures["malformed"].values())
+            + figures["held_event_lines"]
+        ), f"batch {batch}"
         assert list(figures["malformed"]) == list(REASONS)
 
 
@@ -346,7 +373,11 @@ def test_truth_is_not_trivial(landing):
 
 
 def file_bytes(out: Path) -> dict[str, bytes]:
-    return {str(path.relative_to(out)): path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file()}
+    return {
+        str(path.relative_to(out)): path.read_bytes()
+        for path in sorted(out.rglob("*"))
+        if path.is_file()
+    }
 
 
 def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path):
@@ -424,19 +455,26 @@ def test_every_batch_mixes_in_every_kind_of_mess(landing, replayed):
         for row in rows:
             versions.setdefault(row["event_id"], {})[row["event_version"]] = row["cost_micros"]
         corrections = [
-            row for row in rows
+            row
+            for row in rows
             if row["event_version"] > 1
             and row["event_version"] - 1 in versions[row["event_id"]]
             and versions[row["event_id"]][row["event_version"] - 1] != row["cost_micros"]
         ]
         stale = [
-            row for row in rows
-            if row["event_id"] in earlier_versions and max(earlier_versions[row["event_id"]]) > row["event_version"]
+            row
+            for row in rows
+            if row["event_id"] in earlier_versions
+            and max(earlier_versions[row["event_id"]]) > row["event_version"]
         ]
         new_rows = [row for row in rows if row["event_id"] not in earlier_versions]
         start = window_start(batch.batch)
-        late = [row for row in new_rows if parse_time(row["event_time"]) <= start - timedelta(days=1)]
-        previous_window = [row for row in new_rows if start - WINDOW <= parse_time(row["event_time"]) < start]
+        late = [
+            row for row in new_rows if parse_time(row["event_time"]) <= start - timedelta(days=1)
+        ]
+        previous_window = [
+            row for row in new_rows if start - WINDOW <= parse_time(row["event_time"]) < start
+        ]
 
         assert duplicates > 0, f"batch {batch.batch}: no exact duplicate"
         assert corrections, f"batch {batch.batch}: no correction"
@@ -456,9 +494,14 @@ def test_every_batch_has_every_kind_of_malformed_line(landing, replayed):
     after_first_delete = first_delete_batch(landing) + 1
     for batch in replayed:
         reasons = Counter(line.outcome for line in batch.lines)
-        unknown = [line for line in batch.lines if line.outcome == "held"
-                   and line.row["account_id"] >= UNKNOWN_ACCOUNT_BASE]
-        assert all(reasons[reason] > 0 for reason in LINE_REASONS), f"batch {batch.batch}: {reasons}"
+        unknown = [
+            line
+            for line in batch.lines
+            if line.outcome == "held" and line.row["account_id"] >= UNKNOWN_ACCOUNT_BASE
+        ]
+        assert all(reasons[reason] > 0 for reason in LINE_REASONS), (
+            f"batch {batch.batch}: {reasons}"
+        )
         assert unknown, f"batch {batch.batch}: no unknown account"
         if batch.batch >= after_first_delete:
             assert reasons["deleted_account"] > 0, f"batch {batch.batch}: {reasons}"
@@ -488,7 +531,10 @@ def test_wrong_types_alternate_text_as_number_and_number_as_string(replayed):
 
 def test_times_out_of_range_alternate_1970_and_2100(replayed):
     for batch in range(1, PARAMS["batches"] + 1):
-        years = {parse_time(line.row["event_time"]).year for line in of_reason(replayed, batch, "time_out_of_range")}
+        years = {
+            parse_time(line.row["event_time"]).year
+            for line in of_reason(replayed, batch, "time_out_of_range")
+        }
         assert years == {1970, 2100}, f"batch {batch}"
 
 
@@ -523,8 +569,12 @@ def test_bad_encoding_lines_are_otherwise_valid(replayed):
 
 
 def test_costs_out_of_range_and_deleted_accounts_lines(landing, replayed):
-    deleted_at = {row["account_id"]: datetime.strptime(row["change_time"], "%Y-%m-%d %H:%M:%S")
-                  for rows in landing.changes.values() for row in rows if row["op"] == "D"}
+    deleted_at = {
+        row["account_id"]: datetime.strptime(row["change_time"], "%Y-%m-%d %H:%M:%S")
+        for rows in landing.changes.values()
+        for row in rows
+        if row["op"] == "D"
+    }
     for batch in replayed:
         for line in batch.lines:
             if line.outcome == "cost_out_of_range":
@@ -546,29 +596,48 @@ def test_late_accounts_are_held_in_batch_1_and_released_in_batch_2(landing, repl
     assert len(late) == PARAMS["late_accounts"]
     # The insert is the batch 1 insert, only late: its change_time is in batch 1's window.
     for row in late.values():
-        assert window_start(1) <= datetime.strptime(row["change_time"], "%Y-%m-%d %H:%M:%S") < window_start(2)
+        assert (
+            window_start(1)
+            <= datetime.strptime(row["change_time"], "%Y-%m-%d %H:%M:%S")
+            < window_start(2)
+        )
     assert not late.keys() & {row["account_id"] for row in landing.changes[1]}
 
     first, second = replayed[0], replayed[1]
-    late_lines = [line for line in first.lines if line.row is not None and line.row.get("account_id") in late
-                  and line.outcome not in REASONS]
+    late_lines = [
+        line
+        for line in first.lines
+        if line.row is not None
+        and line.row.get("account_id") in late
+        and line.outcome not in REASONS
+    ]
     assert late_lines and all(line.outcome == "held" for line in late_lines)
     assert sorted(map(id, second.released)) == sorted(map(id, late_lines))
 
     truth = landing.returned_truth["batches"]
-    unknown = [[line for line in batch.held if line.row["account_id"] >= UNKNOWN_ACCOUNT_BASE] for batch in replayed]
+    unknown = [
+        [line for line in batch.held if line.row["account_id"] >= UNKNOWN_ACCOUNT_BASE]
+        for batch in replayed
+    ]
     assert truth[0]["held_event_lines"] == len(late_lines) + len(unknown[0])
     assert truth[1]["held_event_lines"] == len(unknown[1])  # only unknown accounts are left
     assert truth[0]["accounts_current"] == PARAMS["accounts"] - len(late)
-    released_billed = sum(row["cost_micros"] for row in valid_rows(second) if row["account_id"] in late)
+    released_billed = sum(
+        row["cost_micros"] for row in valid_rows(second) if row["account_id"] in late
+    )
     assert released_billed > 0  # they are billed, from batch 2
     # Valid in batch 2: its own valid lines plus the released ones.
     own_valid = sum(line.outcome == "valid" for line in second.lines)
-    assert truth[1]["valid_event_lines"] - truth[0]["valid_event_lines"] == own_valid + len(late_lines)
+    assert truth[1]["valid_event_lines"] - truth[0]["valid_event_lines"] == own_valid + len(
+        late_lines
+    )
 
 
-@pytest.mark.parametrize("params", [dict(late_accounts=0), dict(batches=1, events=2_000)],
-                         ids=["turned off", "one batch"])
+@pytest.mark.parametrize(
+    "params",
+    [dict(late_accounts=0), dict(batches=1, events=2_000)],
+    ids=["turned off", "one batch"],
+)
 def test_no_late_accounts(tmp_path, params):
     truth = generator.generate(tmp_path, **{**PARAMS, "events": 4_000, **params})
     landing = read_landing(tmp_path, truth)
@@ -595,8 +664,11 @@ def all_valid_rows(replayed: list[BatchReplay]) -> list[dict]:
 def test_new_events_fall_in_their_window_or_at_most_72_hours_before(replayed):
     seen: set[str] = set()
     for batch in replayed:
-        rows = [line.row for line in batch.lines if line.outcome in ("valid", "held")
-                and line.row["account_id"] < UNKNOWN_ACCOUNT_BASE]
+        rows = [
+            line.row
+            for line in batch.lines
+            if line.outcome in ("valid", "held") and line.row["account_id"] < UNKNOWN_ACCOUNT_BASE
+        ]
         window_end = window_start(batch.batch) + WINDOW
         for row in rows:
             moment = parse_time(row["event_time"])
@@ -609,7 +681,11 @@ def test_new_events_fall_in_their_window_or_at_most_72_hours_before(replayed):
 def test_event_files_are_not_in_time_order(replayed):
     for batch in replayed:
         for part in ("part-0000.jsonl", "part-0001.jsonl"):
-            times = [line.row["event_time"] for line in batch.lines if line.file == part and line.outcome == "valid"]
+            times = [
+                line.row["event_time"]
+                for line in batch.lines
+                if line.file == part and line.outcome == "valid"
+            ]
             assert times != sorted(times), f"batch {batch.batch} {part}"
 
 
@@ -646,7 +722,9 @@ def test_malformed_lines_never_share_an_id_with_valid_lines(replayed):
             if isinstance(event_id, str):
                 malformed_ids.add(event_id.replace("\ufffd", ""))
             else:  # a cut line still shows its id when the cut came after it
-                malformed_ids |= set(re.findall(r'"event_id":"([^"]+)"', line.raw.decode("utf-8", "replace")))
+                malformed_ids |= set(
+                    re.findall(r'"event_id":"([^"]+)"', line.raw.decode("utf-8", "replace"))
+                )
     assert len(malformed_ids) > 50  # the check below must not be vacuous
     assert not malformed_ids & valid_ids
 
@@ -685,7 +763,10 @@ def assert_nothing_about_deleted_accounts(landing: Landing, replayed: list[Batch
     """From its delete batch on, an account gets no change and no event line
     but deleted_account lines, which come from the next batch on."""
     deleted_in = {
-        row["account_id"]: batch for batch, rows in landing.changes.items() for row in rows if row["op"] == "D"
+        row["account_id"]: batch
+        for batch, rows in landing.changes.items()
+        for row in rows
+        if row["op"] == "D"
     }
     assert deleted_in
     for batch in landing.changes:
@@ -702,7 +783,9 @@ def assert_nothing_about_deleted_accounts(landing: Landing, replayed: list[Batch
 
 
 def test_updates_and_deletes_and_no_events_for_deleted_accounts(landing, replayed):
-    later_ops = Counter(row["op"] for batch, rows in landing.changes.items() if batch > 1 for row in rows)
+    later_ops = Counter(
+        row["op"] for batch, rows in landing.changes.items() if batch > 1 for row in rows
+    )
     assert later_ops["U"] > 0 and later_ops["D"] > 0
     assert_nothing_about_deleted_accounts(landing, replayed)
 
@@ -711,7 +794,9 @@ def test_no_copies_of_a_deleted_accounts_events_either(tmp_path):
     """With 3 accounts a deleted one holds about a third of the recent events
     and replaced versions, so duplicates, corrections and stale versions of its
     events would show up here if they were not dropped at its delete."""
-    truth = generator.generate(tmp_path, **dict(PARAMS, events=6_000, batches=4, accounts=3, late_accounts=1))
+    truth = generator.generate(
+        tmp_path, **dict(PARAMS, events=6_000, batches=4, accounts=3, late_accounts=1)
+    )
     landing = read_landing(tmp_path, truth)
     assert_nothing_about_deleted_accounts(landing, replay(landing))
 
@@ -721,8 +806,11 @@ def test_a_delete_carries_the_last_known_attributes(landing):
     for batch in sorted(landing.changes):
         for row in sorted(landing.changes[batch], key=lambda row: row["change_seq"]):
             if row["op"] == "D":
-                before = {key: value for key, value in latest[row["account_id"]].items()
-                          if key not in ("op", "change_time", "change_seq")}
+                before = {
+                    key: value
+                    for key, value in latest[row["account_id"]].items()
+                    if key not in ("op", "change_time", "change_seq")
+                }
                 assert {key: row[key] for key in before} == before
             latest[row["account_id"]] = row
 
@@ -731,7 +819,9 @@ def test_a_delete_carries_the_last_known_attributes(landing):
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(TOOL), *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, str(TOOL), *args], capture_output=True, text=True, timeout=60
+    )
 
 
 def test_cli_refuses_a_non_empty_out_unless_forced(tmp_path):
@@ -760,7 +850,9 @@ def test_cli_refuses_a_non_empty_out_unless_forced(tmp_path):
 
 
 def test_cli_late_accounts(tmp_path):
-    result = run_cli("--out", str(tmp_path / "a"), "--events", "2000", "--batches", "2", "--late-accounts", "5")
+    result = run_cli(
+        "--out", str(tmp_path / "a"), "--events", "2000", "--batches", "2", "--late-accounts", "5"
+    )
     assert result.returncode == 0, result.stderr
     truth = json.loads((tmp_path / "a" / "truth.json").read_text())
     assert truth["params"]["late_accounts"] == 5

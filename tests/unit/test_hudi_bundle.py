@@ -81,7 +81,10 @@ def publish(root: Path, content: bytes, sha1: str = "") -> None:
 
 def test_the_installed_pyspark_needs_the_spark_3_5_scala_2_12_bundle():
     assert BUNDLE.spark == "3.5"
-    assert BUNDLE.coordinates == f"org.apache.hudi:hudi-spark3.5-bundle_2.12:{hudi_bundle.HUDI_VERSION}"
+    assert (
+        BUNDLE.coordinates
+        == f"org.apache.hudi:hudi-spark3.5-bundle_2.12:{hudi_bundle.HUDI_VERSION}"
+    )
     assert BUNDLE.repository_path == (
         f"org/apache/hudi/hudi-spark3.5-bundle_2.12/{hudi_bundle.HUDI_VERSION}/"
         f"hudi-spark3.5-bundle_2.12-{hudi_bundle.HUDI_VERSION}.jar"
@@ -173,7 +176,9 @@ def test_locate_never_downloads(tmp_path):
 # --- downloading ------------------------------------------------------------------
 
 
-def test_a_missing_bundle_is_downloaded_once_into_the_user_cache(clean_home, maven_repo, monkeypatch):
+def test_a_missing_bundle_is_downloaded_once_into_the_user_cache(
+    clean_home, maven_repo, monkeypatch
+):
     root, url = maven_repo
     publish(root, b"bundle bytes")
     monkeypatch.setenv(hudi_bundle.REPOSITORY_ENV_VAR, url)
@@ -205,7 +210,9 @@ def test_fetch_fills_a_given_folder_from_the_local_maven_repository(tmp_path, cl
     assert target.read_bytes() == b"from m2"
 
 
-def test_offline_the_error_says_what_is_missing_what_was_tried_and_how_to_supply_it(tmp_path, clean_home):
+def test_offline_the_error_says_what_is_missing_what_was_tried_and_how_to_supply_it(
+    tmp_path, clean_home
+):
     url = f"http://127.0.0.1:{closed_port()}/maven2"
     cache = tmp_path / "cache"
     with pytest.raises(hudi_bundle.HudiBundleError) as caught:
@@ -223,7 +230,10 @@ def test_offline_the_error_says_what_is_missing_what_was_tried_and_how_to_supply
     # How to supply it.
     assert "hudi_jar" in message
     assert hudi_bundle.JAR_ENV_VAR in message
-    assert f"curl -fL --create-dirs -o {cache / BUNDLE.jar_name} {url}/{BUNDLE.repository_path}" in message
+    assert (
+        f"curl -fL --create-dirs -o {cache / BUNDLE.jar_name} {url}/{BUNDLE.repository_path}"
+        in message
+    )
     assert hudi_bundle.REPOSITORY_ENV_VAR in message
     assert "make setup" not in message
     # Nothing half-written is left behind for the next run to trust.

@@ -48,10 +48,15 @@ def test_comma_separated_unique_key_is_split():
     assert parse(unique_key="a, b").record_key == ("a", "b")
 
 
-@pytest.mark.parametrize("strategy,operation", [
-    ("append", "insert"), ("upsert", "upsert"), ("merge", "upsert"),
-    ("insert_overwrite", "insert_overwrite"),
-])
+@pytest.mark.parametrize(
+    "strategy,operation",
+    [
+        ("append", "insert"),
+        ("upsert", "upsert"),
+        ("merge", "upsert"),
+        ("insert_overwrite", "insert_overwrite"),
+    ],
+)
 def test_each_strategy_sets_its_write_operation(strategy, operation):
     settings = parse(unique_key="id", hudi_options={"hoodie.x": 1}).write_settings(strategy)
     assert settings["hoodie.spark.sql.insert.into.operation"] == operation

@@ -28,8 +28,10 @@ def test_the_class_is_compiled_once_into_the_cache(tmp_path):
     jar = conf["spark.driver.extraClassPath"]
     assert conf["spark.hadoop.fs.file.impl"] == local_fs.CLASS_NAME
     with zipfile.ZipFile(jar) as archive:
-        assert {"lakehouse/hadoop/NioLocalFileSystem.class",
-                "lakehouse/hadoop/NioLocalFileSystem$Raw.class"} <= set(archive.namelist())
+        assert {
+            "lakehouse/hadoop/NioLocalFileSystem.class",
+            "lakehouse/hadoop/NioLocalFileSystem$Raw.class",
+        } <= set(archive.namelist())
     # A second session finds it there.
     assert local_fs.jar(tmp_path, told.append) == local_fs.Path(jar)
     assert len(list(tmp_path.glob("*.jar"))) == 1 and not list(tmp_path.glob("*.tmp"))

@@ -14,21 +14,32 @@ def test_a_started_or_planned_compaction_is_pending():
         row("20261123112700000", "logcompaction", "REQUESTED"),
         row("20261123112600000", "compaction", "COMPLETED"),
     ]
-    assert recovery.pending_metadata_compactions(timeline) == ["20261123112700000", "20261123112900143"]
+    assert recovery.pending_metadata_compactions(timeline) == [
+        "20261123112700000",
+        "20261123112900143",
+    ]
 
 
 def test_a_pending_write_is_left_to_hudi():
     # Hudi rolls back a dead writer's delta commit by itself on the next write.
-    timeline = [row("20261123112900143", "deltacommit", "INFLIGHT"), row("20261123112800000", "clean", "REQUESTED")]
+    timeline = [
+        row("20261123112900143", "deltacommit", "INFLIGHT"),
+        row("20261123112800000", "clean", "REQUESTED"),
+    ]
     assert recovery.pending_metadata_compactions(timeline) == []
 
 
 def test_metadata_table_path():
-    assert recovery.metadata_table_path("file:/lake/w/d.db/t/") == "file:/lake/w/d.db/t/.hoodie/metadata"
+    assert (
+        recovery.metadata_table_path("file:/lake/w/d.db/t/")
+        == "file:/lake/w/d.db/t/.hoodie/metadata"
+    )
 
 
 def test_a_missing_metadata_table_is_recognised():
-    assert recovery.is_missing_table("org.apache.hudi.exception.TableNotFoundException: Hoodie table not found in path x")
+    assert recovery.is_missing_table(
+        "org.apache.hudi.exception.TableNotFoundException: Hoodie table not found in path x"
+    )
     assert not recovery.is_missing_table("java.io.IOException: disk full")
 
 

@@ -30,6 +30,7 @@ def rendered(lake):
 
 # --- options as dbt-spark and Hudi's docs write them -------------------------
 
+
 def test_hudi_docs_options_equal_the_typed_configs():
     from_options = parse(options={"type": "mor", "primaryKey": "id", "preCombineField": "ts"})
     typed = parse(table_type="mor", unique_key="id", precombine_key="ts")
@@ -39,14 +40,24 @@ def test_hudi_docs_options_equal_the_typed_configs():
 
 
 def test_ordering_fields_and_hoodie_names_map_too():
-    lake = parse(options={"orderingFields": "ts", "hoodie.datasource.write.recordkey.field": "a,b",
-                          "hoodie.table.type": "MERGE_ON_READ"})
+    lake = parse(
+        options={
+            "orderingFields": "ts",
+            "hoodie.datasource.write.recordkey.field": "a,b",
+            "hoodie.table.type": "MERGE_ON_READ",
+        }
+    )
     assert (lake.table_type, lake.record_key, lake.precombine_key) == ("mor", ("a", "b"), "ts")
 
 
 def test_other_hudi_options_pass_through_to_the_table():
-    lake = parse(unique_key="id", options={"hoodie.table.cdc.enabled": True,
-                                           "payloadClass": "org.apache.hudi.common.model.DefaultHoodieRecordPayload"})
+    lake = parse(
+        unique_key="id",
+        options={
+            "hoodie.table.cdc.enabled": True,
+            "payloadClass": "org.apache.hudi.common.model.DefaultHoodieRecordPayload",
+        },
+    )
     options = lake.table_options()
     assert options["hoodie.table.cdc.enabled"] == "true"
     assert options["payloadClass"] == "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
@@ -55,8 +66,13 @@ def test_other_hudi_options_pass_through_to_the_table():
 
 
 def test_compaction_and_cleaning_keys_map_onto_their_configs():
-    lake = parse(table_type="mor", options={"hoodie.compact.inline.max.delta.commits": 3,
-                                            "hoodie.cleaner.fileversions.retained": 2})
+    lake = parse(
+        table_type="mor",
+        options={
+            "hoodie.compact.inline.max.delta.commits": 3,
+            "hoodie.cleaner.fileversions.retained": 2,
+        },
+    )
     assert lake.compaction.delta_commits == 3
     assert (lake.cleaning.policy, lake.cleaning.retain) == ("keep_latest_file_versions", 2)
 
@@ -70,15 +86,32 @@ def test_cleaning_can_be_left_to_the_operation():
     assert settings["hoodie.clean.automatic"] == "false"
 
 
-@pytest.mark.parametrize("options,config,fragments", [
-    ({"primaryKey": "id"}, {"unique_key": "event_id"}, ["options.primaryKey", "'id'", "unique_key", "'event_id'"]),
-    ({"type": "mor"}, {"table_type": "cow"}, ["options.type", "'mor'", "table_type", "'cow'"]),
-    ({"preCombineField": "ts"}, {"precombine_key": "version"}, ["options.preCombineField", "precombine_key"]),
-    ({"hoodie.compact.inline.max.delta.commits": "3"}, {"table_type": "mor", "compaction": {"delta_commits": 5}},
-     ["options.hoodie.compact.inline.max.delta.commits", "compaction.delta_commits", "5"]),
-    ({"hoodie.metadata.enable": "false"}, {"hudi_options": {"hoodie.metadata.enable": True}},
-     ["options.hoodie.metadata.enable", "hudi_options.hoodie.metadata.enable"]),
-])
+@pytest.mark.parametrize(
+    "options,config,fragments",
+    [
+        (
+            {"primaryKey": "id"},
+            {"unique_key": "event_id"},
+            ["options.primaryKey", "'id'", "unique_key", "'event_id'"],
+        ),
+        ({"type": "mor"}, {"table_type": "cow"}, ["options.type", "'mor'", "table_type", "'cow'"]),
+        (
+            {"preCombineField": "ts"},
+            {"precombine_key": "version"},
+            ["options.preCombineField", "precombine_key"],
+        ),
+        (
+            {"hoodie.compact.inline.max.delta.commits": "3"},
+            {"table_type": "mor", "compaction": {"delta_commits": 5}},
+            ["options.hoodie.compact.inline.max.delta.commits", "compaction.delta_commits", "5"],
+        ),
+        (
+            {"hoodie.metadata.enable": "false"},
+            {"hudi_options": {"hoodie.metadata.enable": True}},
+            ["options.hoodie.metadata.enable", "hudi_options.hoodie.metadata.enable"],
+        ),
+    ],
+)
 def test_options_that_disagree_with_a_typed_config_name_both(options, config, fragments):
     message = error(options=options, **config)
     for fragment in fragments:
@@ -105,7 +138,9 @@ def test_an_unknown_option_lists_the_accepted_keys():
 
 
 def test_the_write_operation_is_not_an_option():
-    assert "incremental_strategy" in error(options={"hoodie.datasource.write.operation": "bulk_insert"})
+    assert "incremental_strategy" in error(
+        options={"hoodie.datasource.write.operation": "bulk_insert"}
+    )
 
 
 def test_options_must_be_a_mapping():
@@ -114,10 +149,15 @@ def test_options_must_be_a_mapping():
 
 # --- the keys the typed configs own -------------------------------------------
 
+
 def fully_configured():
     """Configs that make the typed settings emit every key they can."""
     layout = {"table_type": "mor", "unique_key": "id", "precombine_key": "ts", "partition_by": "d"}
-    yield {**layout, "index": {"type": "bucket", "buckets": 8}, "compaction": {"trigger": "num_or_time"}}
+    yield {
+        **layout,
+        "index": {"type": "bucket", "buckets": 8},
+        "compaction": {"trigger": "num_or_time"},
+    }
     for policy in POLICIES:
         yield {**layout, "index": {"type": "bloom"}, "cleaning": {"policy": policy, "retain": 7}}
 

@@ -21,6 +21,7 @@ def error(**config):
 
 # --- index --------------------------------------------------------------------
 
+
 def test_bucket_index_sets_engine_and_count():
     props = parse(unique_key="id", index={"type": "bucket", "buckets": 8}).table_properties()
     assert props["hoodie.index.type"] == "BUCKET"
@@ -36,12 +37,15 @@ def test_bloom_index_takes_no_bucket_count():
     assert "index.buckets" in error(unique_key="id", index={"type": "bloom", "buckets": 2})
 
 
-@pytest.mark.parametrize("index,fragment", [
-    ({"type": "hash"}, "bloom, simple, bucket"),
-    ({"kind": "bucket"}, "index.kind"),
-    ({"type": "bucket", "buckets": 0}, "at least 1"),
-    ("bucket", "Expected a mapping"),
-])
+@pytest.mark.parametrize(
+    "index,fragment",
+    [
+        ({"type": "hash"}, "bloom, simple, bucket"),
+        ({"kind": "bucket"}, "index.kind"),
+        ({"type": "bucket", "buckets": 0}, "at least 1"),
+        ("bucket", "Expected a mapping"),
+    ],
+)
 def test_bad_index_is_refused(index, fragment):
     assert fragment in error(unique_key="id", index=index)
 
@@ -52,21 +56,32 @@ def test_index_needs_a_record_key():
 
 # --- compaction ---------------------------------------------------------------
 
+
 @pytest.mark.parametrize("trigger", ["num_commits", "time_elapsed", "num_and_time", "num_or_time"])
 def test_compaction_trigger_maps_to_hudi_strategy(trigger):
-    lake = parse(table_type="mor", compaction={"trigger": trigger, "delta_commits": 3, "delta_seconds": 60})
+    lake = parse(
+        table_type="mor", compaction={"trigger": trigger, "delta_commits": 3, "delta_seconds": 60}
+    )
     props = lake.table_properties()
     assert props["hoodie.compact.inline.trigger.strategy"] == trigger.upper()
     assert props["hoodie.compact.inline.max.delta.commits"] == "3"
     assert props["hoodie.compact.inline.max.delta.seconds"] == "60"
 
 
-@pytest.mark.parametrize("mode,inline,schedule", [
-    ("inline", "true", "false"), ("schedule", "false", "true"), ("off", "false", "false"),
-])
+@pytest.mark.parametrize(
+    "mode,inline,schedule",
+    [
+        ("inline", "true", "false"),
+        ("schedule", "false", "true"),
+        ("off", "false", "false"),
+    ],
+)
 def test_compaction_mode(mode, inline, schedule):
     props = parse(table_type="mor", compaction={"mode": mode}).table_properties()
-    assert (props["hoodie.compact.inline"], props["hoodie.compact.schedule.inline"]) == (inline, schedule)
+    assert (props["hoodie.compact.inline"], props["hoodie.compact.schedule.inline"]) == (
+        inline,
+        schedule,
+    )
 
 
 def test_compaction_on_cow_is_refused():
@@ -78,23 +93,30 @@ def test_cow_tables_carry_no_compaction_settings():
     assert not any(k.startswith("hoodie.compact") for k in parse().table_properties())
 
 
-@pytest.mark.parametrize("compaction,fragment", [
-    ({"trigger": "num_commit"}, "num_commits, time_elapsed"),
-    ({"delta_commits": "3"}, "whole number"),
-    ({"every": 3}, "compaction.every"),
-    ({"mode": "async"}, "inline, schedule, off"),
-])
+@pytest.mark.parametrize(
+    "compaction,fragment",
+    [
+        ({"trigger": "num_commit"}, "num_commits, time_elapsed"),
+        ({"delta_commits": "3"}, "whole number"),
+        ({"every": 3}, "compaction.every"),
+        ({"mode": "async"}, "inline, schedule, off"),
+    ],
+)
 def test_bad_compaction_is_refused(compaction, fragment):
     assert fragment in error(table_type="mor", compaction=compaction)
 
 
 # --- cleaning -----------------------------------------------------------------
 
-@pytest.mark.parametrize("policy,key,default", [
-    ("keep_latest_commits", "hoodie.cleaner.commits.retained", "10"),
-    ("keep_latest_file_versions", "hoodie.cleaner.fileversions.retained", "3"),
-    ("keep_latest_by_hours", "hoodie.cleaner.hours.retained", "24"),
-])
+
+@pytest.mark.parametrize(
+    "policy,key,default",
+    [
+        ("keep_latest_commits", "hoodie.cleaner.commits.retained", "10"),
+        ("keep_latest_file_versions", "hoodie.cleaner.fileversions.retained", "3"),
+        ("keep_latest_by_hours", "hoodie.cleaner.hours.retained", "24"),
+    ],
+)
 def test_cleaning_policy_sets_its_retain_key(policy, key, default):
     props = parse(cleaning={"policy": policy}).table_properties()
     assert props["hoodie.cleaner.policy"] == policy.upper()
@@ -108,13 +130,17 @@ def test_bad_cleaning_policy_is_refused():
 
 # --- hudi_options -------------------------------------------------------------
 
-@pytest.mark.parametrize("key,owner", [
-    ("hoodie.cleaner.policy", "cleaning"),
-    ("hoodie.compact.inline", "compaction"),
-    ("hoodie.bucket.index.num.buckets", "index"),
-    ("hoodie.table.recordkey.fields", "unique_key"),
-    ("hoodie.datasource.write.precombine.field", "precombine_key"),
-])
+
+@pytest.mark.parametrize(
+    "key,owner",
+    [
+        ("hoodie.cleaner.policy", "cleaning"),
+        ("hoodie.compact.inline", "compaction"),
+        ("hoodie.bucket.index.num.buckets", "index"),
+        ("hoodie.table.recordkey.fields", "unique_key"),
+        ("hoodie.datasource.write.precombine.field", "precombine_key"),
+    ],
+)
 def test_hudi_options_cannot_bypass_typed_configs(key, owner):
     assert f"`{owner}`" in error(hudi_options={key: "x"})
 
@@ -125,20 +151,31 @@ TABLE = {"type": "mor", "primaryKey": "event_date,account_id", "orderingFields":
 
 
 def test_unchanged_layout_passes():
-    lake = parse(table_type="mor", unique_key=["event_date", "account_id"], precombine_key="updated_at",
-                 partition_by="event_date")
+    lake = parse(
+        table_type="mor",
+        unique_key=["event_date", "account_id"],
+        precombine_key="updated_at",
+        partition_by="event_date",
+    )
     lake.check_against_table(TABLE, ["event_date"])
 
 
-@pytest.mark.parametrize("change,key", [
-    ({"table_type": "cow"}, "table_type"),
-    ({"unique_key": "account_id"}, "unique_key"),
-    ({"precombine_key": "version"}, "precombine_key"),
-    ({"partition_by": None}, "partition_by"),
-])
+@pytest.mark.parametrize(
+    "change,key",
+    [
+        ({"table_type": "cow"}, "table_type"),
+        ({"unique_key": "account_id"}, "unique_key"),
+        ({"precombine_key": "version"}, "precombine_key"),
+        ({"partition_by": None}, "partition_by"),
+    ],
+)
 def test_changed_layout_asks_for_full_refresh(change, key):
-    config = dict(table_type="mor", unique_key=["event_date", "account_id"], precombine_key="updated_at",
-                  partition_by="event_date")
+    config = dict(
+        table_type="mor",
+        unique_key=["event_date", "account_id"],
+        precombine_key="updated_at",
+        partition_by="event_date",
+    )
     config.update(change)
     with pytest.raises(LakeConfigError) as excinfo:
         parse(**config).check_against_table(TABLE, ["event_date"])
@@ -150,7 +187,13 @@ def test_changed_bucket_count_asks_for_full_refresh():
     lake = parse(unique_key="id", index={"type": "bucket", "buckets": 8})
     with pytest.raises(LakeConfigError) as excinfo:
         lake.check_against_table(
-            {"type": "cow", "primaryKey": "id", "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "4"}, []
+            {
+                "type": "cow",
+                "primaryKey": "id",
+                "hoodie.index.type": "BUCKET",
+                "hoodie.bucket.index.num.buckets": "4",
+            },
+            [],
         )
     assert "index" in str(excinfo.value) and "--full-refresh" in str(excinfo.value)
 
@@ -162,12 +205,23 @@ def test_bucket_index_on_a_table_written_without_one_asks_for_full_refresh():
     with pytest.raises(LakeConfigError) as excinfo:
         lake.check_against_table({"type": "mor", "primaryKey": "id"}, [])
     message = str(excinfo.value)
-    assert "index" in message and "BUCKET" in message and "--full-refresh" in message and MODEL in message
+    assert (
+        "index" in message
+        and "BUCKET" in message
+        and "--full-refresh" in message
+        and MODEL in message
+    )
 
 
 def test_an_unnamed_index_keeps_the_tables_own():
     parse(unique_key="id").check_against_table(
-        {"type": "cow", "primaryKey": "id", "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "4"}, []
+        {
+            "type": "cow",
+            "primaryKey": "id",
+            "hoodie.index.type": "BUCKET",
+            "hoodie.bucket.index.num.buckets": "4",
+        },
+        [],
     )
 
 

@@ -9,7 +9,6 @@ the rest of the functional tests share.
 from __future__ import annotations
 
 import pytest
-
 from dbt.tests.fixtures.project import *  # noqa: F401,F403  (pytest finds fixtures by name)
 
 from tests.functional.conftest import hudi_jar

@@ -2,7 +2,6 @@
 are Hudi tables here (the adapter's default file format), seeds are parquet."""
 
 import pytest
-
 from dbt.tests.adapter.basic import expected_catalog
 from dbt.tests.adapter.basic.test_adapter_methods import BaseAdapterMethod
 from dbt.tests.adapter.basic.test_base import BaseSimpleMaterializations

@@ -6,8 +6,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-
 from dbt.tests.util import run_dbt
+
 from tests.functional.conftest import completed_instants, spark
 
 _sources_yml = """
@@ -47,14 +47,18 @@ class TestSourceFreshnessFromTimeline:
         return {"plain.csv": _plain_csv, "stamped.csv": _plain_csv}
 
     def freshness(self, source, expect_pass=True):
-        results = run_dbt(["source", "freshness", "--select", f"source:lake.{source}"], expect_pass=expect_pass)
+        results = run_dbt(
+            ["source", "freshness", "--select", f"source:lake.{source}"], expect_pass=expect_pass
+        )
         assert len(results) == 1
         return results[0]
 
     def latest_completion(self, lake_dir, schema):
         """The completion time of the table's latest completed instant, from the
         file names in .hoodie/timeline, in the writing JVM's zone (Hudi's LOCAL)."""
-        completed = max(c for _, c, _ in completed_instants(lake_dir / "warehouse" / f"{schema}.db" / "loaded"))
+        completed = max(
+            c for _, c, _ in completed_instants(lake_dir / "warehouse" / f"{schema}.db" / "loaded")
+        )
         zone = spark()._jvm.java.time.ZoneId.systemDefault().getId()
         return datetime.strptime(completed, "%Y%m%d%H%M%S%f").replace(tzinfo=ZoneInfo(zone))
 

@@ -8,7 +8,11 @@ NOT NULL in CREATE TABLE is accepted and not enforced (a null is stored).
 """
 
 import pytest
-
+from dbt.tests.adapter.constraints.fixtures import (
+    model_schema_yml,
+    my_model_wrong_name_sql,
+    my_model_wrong_order_sql,
+)
 from dbt.tests.adapter.constraints.test_constraints import (
     BaseConstraintsRollback,
     BaseConstraintsRuntimeDdlEnforcement,
@@ -16,8 +20,6 @@ from dbt.tests.adapter.constraints.test_constraints import (
     BaseModelConstraintsRuntimeEnforcement,
     BaseTableConstraintsColumnsEqual,
 )
-from dbt.tests.adapter.constraints.fixtures import model_schema_yml
-from dbt.tests.adapter.constraints.fixtures import my_model_wrong_name_sql, my_model_wrong_order_sql
 from dbt.tests.adapter.grants.test_incremental_grants import BaseIncrementalGrants
 from dbt.tests.adapter.grants.test_invalid_grants import BaseInvalidGrants
 from dbt.tests.adapter.grants.test_model_grants import BaseModelGrants
@@ -37,7 +39,9 @@ class TestTableConstraintsColumnsEqual(BaseTableConstraintsColumnsEqual):
         return {
             "my_model_wrong_order.sql": my_model_wrong_order_sql,
             "my_model_wrong_name.sql": my_model_wrong_name_sql,
-            "constraints_schema.yml": model_schema_yml.replace("text", "string").replace("primary key", ""),
+            "constraints_schema.yml": model_schema_yml.replace("text", "string").replace(
+                "primary key", ""
+            ),
         }
 
     @pytest.fixture

@@ -3,7 +3,6 @@
 import re
 
 import pytest
-
 from dbt.tests.adapter.incremental import test_incremental_unique_id as unique_id
 from dbt.tests.adapter.incremental.test_incremental_merge_exclude_columns import (
     BaseMergeExcludeColumns,
@@ -65,13 +64,20 @@ class HudiUniqueKey:
         # The unique_key is the record key the Hudi table is created with, so a
         # key column the model does not output is refused on the first run.
         run_dbt(["seed", "--select", "seed", "--full-refresh"])
-        result = run_dbt(["run", "--select", incremental_model_name, "--full-refresh"], expect_pass=False)
+        result = run_dbt(
+            ["run", "--select", incremental_model_name, "--full-refresh"], expect_pass=False
+        )
         return result.results[0].status, result.results[0].message
 
     def check_state_keyed(self, project, model):
-        expected_fields = self.get_expected_fields(relation="one_str__overwrite", seed_rows=8, opt_model_count=1)
+        expected_fields = self.get_expected_fields(
+            relation="one_str__overwrite", seed_rows=8, opt_model_count=1
+        )
         test_case_fields = self.get_test_fields(
-            project, seed="seed", incremental_model=model, update_sql_file="duplicate_insert",
+            project,
+            seed="seed",
+            incremental_model=model,
+            update_sql_file="duplicate_insert",
             opt_model_count=self.update_incremental_model("one_str__overwrite"),
         )
         self.check_scenario_correctness(expected_fields, test_case_fields, project)
@@ -131,7 +137,9 @@ _expected_predicates_on_hudi_csv = """id,msg,color
 class TestIncrementalPredicates(BaseIncrementalPredicates):
     @pytest.fixture(scope="class")
     def seeds(self):
-        return {"expected_delete_insert_incremental_predicates.csv": _expected_predicates_on_hudi_csv}
+        return {
+            "expected_delete_insert_incremental_predicates.csv": _expected_predicates_on_hudi_csv
+        }
 
     # dbt-spark's form: `merge` (Spark has no delete+insert) and the predicate
     # on dbt's alias of the target.

@@ -4,7 +4,6 @@ backfill; each batch replaces exactly the rows of its event_time window."""
 from pathlib import Path
 
 import pytest
-
 from dbt.tests.adapter.incremental.test_incremental_microbatch import BaseMicrobatch
 from dbt.tests.util import patch_microbatch_end_time, run_dbt, run_dbt_and_capture
 
@@ -74,33 +73,65 @@ class TestMicrobatchReplacesItsWindow:
         return {"events.sql": _events_input_sql, "windowed.sql": _windowed_model_sql}
 
     def rows(self, project):
-        return [tuple(r) for r in project.run_sql(
-            f"select event_day, id, amount from {project.test_schema}.windowed order by id", fetch="all")]
+        return [
+            tuple(r)
+            for r in project.run_sql(
+                f"select event_day, id, amount from {project.test_schema}.windowed order by id",
+                fetch="all",
+            )
+        ]
 
     def test_backfill_replaces_exactly_the_window(self, project):
         run_dbt(["seed"])
         with patch_microbatch_end_time("2020-01-03 12:00:00"):
             run_dbt(["run"])
         assert self.rows(project) == [
-            ("2020-01-01", 1, 10), ("2020-01-01", 2, 20), ("2020-01-02", 3, 30),
-            ("2020-01-02", 4, 40), ("2020-01-03", 5, 50),
+            ("2020-01-01", 1, 10),
+            ("2020-01-01", 2, 20),
+            ("2020-01-02", 3, 30),
+            ("2020-01-02", 4, 40),
+            ("2020-01-03", 5, 50),
         ]
 
         Path(project.project_root, "seeds", "events_seed.csv").write_text(_events_v2)
         run_dbt(["seed", "--full-refresh"])
         # The amount is the precombine key: an upsert alone would keep id 1's
         # stored 10 over the corrected 9; the window's delete lets 9 land.
-        run_dbt(["run", "--select", "windowed",
-                 "--event-time-start", "2020-01-01", "--event-time-end", "2020-01-02"])
+        run_dbt(
+            [
+                "run",
+                "--select",
+                "windowed",
+                "--event-time-start",
+                "2020-01-01",
+                "--event-time-end",
+                "2020-01-02",
+            ]
+        )
         assert self.rows(project) == [
-            ("2020-01-01", 1, 9), ("2020-01-02", 3, 30), ("2020-01-02", 4, 40), ("2020-01-03", 5, 50),
+            ("2020-01-01", 1, 9),
+            ("2020-01-02", 3, 30),
+            ("2020-01-02", 4, 40),
+            ("2020-01-03", 5, 50),
         ]
 
-        run_dbt(["run", "--select", "windowed",
-                 "--event-time-start", "2020-01-02", "--event-time-end", "2020-01-04"])
+        run_dbt(
+            [
+                "run",
+                "--select",
+                "windowed",
+                "--event-time-start",
+                "2020-01-02",
+                "--event-time-end",
+                "2020-01-04",
+            ]
+        )
         # Day 3 has no rows left in its source: its batch empties the window.
         assert self.rows(project) == [
-            ("2020-01-01", 1, 9), ("2020-01-02", 3, 31), ("2020-01-02", 4, 40), ("2020-01-02", 6, 60),
+            ("2020-01-01", 1, 9),
+            ("2020-01-02", 3, 31),
+            ("2020-01-02", 4, 40),
+            ("2020-01-02", 6, 60),
         ]
 
 
@@ -113,11 +144,11 @@ class TestMicrobatchMorPrecombineRefused:
     def models(self):
         return {
             "events.sql": "{{ config(materialized='view', event_time='event_time') }}\n"
-                          "select 1 as id, 5 as amount, timestamp '2020-01-01 00:00:00' as event_time",
+            "select 1 as id, 5 as amount, timestamp '2020-01-01 00:00:00' as event_time",
             "windowed.sql": "{{ config(materialized='incremental', incremental_strategy='microbatch', "
-                            "unique_key='id', precombine_key='amount', table_type='mor', event_time='event_time', "
-                            "batch_size='day', begin=modules.datetime.datetime(2020, 1, 1)) }}\n"
-                            "select * from {{ ref('events') }}",
+            "unique_key='id', precombine_key='amount', table_type='mor', event_time='event_time', "
+            "batch_size='day', begin=modules.datetime.datetime(2020, 1, 1)) }}\n"
+            "select * from {{ ref('events') }}",
         }
 
     def test_refused(self, project):
@@ -126,5 +157,11 @@ class TestMicrobatchMorPrecombineRefused:
         [failed] = [r for r in results if r.node.name == "windowed"]
         assert failed.status == "error"
         # A microbatch model reports its batches' errors in the log, not in its result.
-        assert "config 'precombine_key' = 'amount' is not valid" in output and "table_type 'cow'" in output
-        assert project.run_sql(f"show tables in {project.test_schema} like 'windowed'", fetch="all") == []
+        assert (
+            "config 'precombine_key' = 'amount' is not valid" in output
+            and "table_type 'cow'" in output
+        )
+        assert (
+            project.run_sql(f"show tables in {project.test_schema} like 'windowed'", fetch="all")
+            == []
+        )

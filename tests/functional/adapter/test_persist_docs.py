@@ -9,7 +9,6 @@ catalog's (dbt-spark's own persist_docs tests read them there too).
 """
 
 import pytest
-
 from dbt.tests.adapter.persist_docs import fixtures
 from dbt.tests.adapter.persist_docs.test_persist_docs import BasePersistDocs
 

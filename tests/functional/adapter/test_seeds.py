@@ -5,7 +5,6 @@ written for PostgreSQL are given in Spark's terms."""
 from __future__ import annotations
 
 import pytest
-
 from dbt.tests.adapter.simple_seed import fixtures, seeds
 from dbt.tests.adapter.simple_seed.test_seed import (
     BaseBasicSeedTests,
@@ -48,7 +47,11 @@ class TestSimpleSeedColumnOverride(BaseSimpleSeedColumnOverride):
     def models(self):
         # The column_type tests compare with Spark's type names.
         yml = fixtures.properties__schema_yml
-        for postgres, spark in (("timestamp without time zone", "timestamp"), ("text", "string"), ("integer", "bigint")):
+        for postgres, spark in (
+            ("timestamp without time zone", "timestamp"),
+            ("text", "string"),
+            ("integer", "bigint"),
+        ):
             yml = yml.replace(f"type: {postgres}", f"type: {spark}")
         return {"schema.yml": yml}
 
@@ -58,7 +61,11 @@ class TestSimpleSeedColumnOverride(BaseSimpleSeedColumnOverride):
 
     @staticmethod
     def seed_tricky_types():
-        return {"seed_id_str": "string", "looks_like_a_bool": "string", "looks_like_a_date": "string"}
+        return {
+            "seed_id_str": "string",
+            "looks_like_a_bool": "string",
+            "looks_like_a_date": "string",
+        }
 
 
 class TestBasicSeedTests(BaseBasicSeedTests):

@@ -1,7 +1,6 @@
 """`dbt show` through this adapter, reading a Hudi table."""
 
 import pytest
-
 from dbt.tests.adapter.dbt_show.test_dbt_show import (
     BaseShowDoesNotHandleDoubleLimit,
     BaseShowLimit,

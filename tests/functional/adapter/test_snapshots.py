@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from dbt.tests.adapter.basic.test_snapshot_check_cols import BaseSnapshotCheckCols
 from dbt.tests.adapter.basic.test_snapshot_timestamp import BaseSnapshotTimestamp
 from dbt.tests.adapter.simple_snapshot import new_record_timestamp_mode as new_record
-from dbt.tests.adapter.simple_snapshot.new_record_timestamp_mode import BaseSnapshotNewRecordTimestampMode
+from dbt.tests.adapter.simple_snapshot.new_record_timestamp_mode import (
+    BaseSnapshotNewRecordTimestampMode,
+)
 from dbt.tests.adapter.simple_snapshot.test_snapshot import BaseSnapshotCheck
 from dbt.tests.adapter.simple_snapshot.test_various_configs import (
     BaseSnapshotColumnNames,
@@ -34,12 +35,18 @@ def spark_sql(sql: str) -> str:
     TEXT type, and Hudi's INSERT does not cast a string into a timestamp column."""
     sql = sql.replace("{database}.", "").replace("TIMESTAMP WITHOUT TIME ZONE", "TIMESTAMP")
     sql = re.sub(r"VARCHAR\(\d+\)|\bTEXT\b", "STRING", sql)
-    sql = re.sub(r"(\w+)::(timestamp|text)", lambda m: f"cast({m[1]} as {'string' if m[2] == 'text' else m[2]})", sql)
+    sql = re.sub(
+        r"(\w+)::(timestamp|text)",
+        lambda m: f"cast({m[1]} as {'string' if m[2] == 'text' else m[2]})",
+        sql,
+    )
     return re.sub(r"'(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)'", r"timestamp'\1'", sql)
 
 
 def hudi_table(create_sql: str, key: str) -> str:
-    return spark_sql(create_sql).rstrip().rstrip(";") + f"\nusing hudi options (primaryKey = '{key}')"
+    return (
+        spark_sql(create_sql).rstrip().rstrip(";") + f"\nusing hudi options (primaryKey = '{key}')"
+    )
 
 
 class TestSnapshotCheckCols(BaseSnapshotCheckCols):
@@ -106,16 +113,22 @@ class TestSnapshotCheck(HudiFactTable, BaseSnapshotCheck):
     pass
 
 
-@pytest.mark.skip(reason="Spark SQL 3.5 has no `::` cast, which the class's inline fixture SQL uses")
+@pytest.mark.skip(
+    reason="Spark SQL 3.5 has no `::` cast, which the class's inline fixture SQL uses"
+)
 class TestSnapshotColumnNames(BaseSnapshotColumnNames):
     pass
 
 
-@pytest.mark.skip(reason="Spark SQL 3.5 has no `::` cast, which the class's inline fixture SQL uses")
+@pytest.mark.skip(
+    reason="Spark SQL 3.5 has no `::` cast, which the class's inline fixture SQL uses"
+)
 class TestSnapshotDbtValidToCurrent(BaseSnapshotDbtValidToCurrent):
     pass
 
 
-@pytest.mark.skip(reason="Spark SQL 3.5 has no `::` cast, which the class's inline fixture SQL uses")
+@pytest.mark.skip(
+    reason="Spark SQL 3.5 has no `::` cast, which the class's inline fixture SQL uses"
+)
 class TestSnapshotMultiUniqueKey(BaseSnapshotMultiUniqueKey):
     pass

@@ -4,7 +4,6 @@ must not reach the mocked input; the types class keeps dbt's view upstream (a
 Hudi table per type would re-test that one path seven times)."""
 
 import pytest
-
 from dbt.tests.adapter.unit_testing.test_case_insensitivity import BaseUnitTestCaseInsensivity
 from dbt.tests.adapter.unit_testing.test_invalid_input import BaseUnitTestInvalidInput
 from dbt.tests.adapter.unit_testing.test_types import BaseUnitTestingTypes

@@ -10,7 +10,6 @@ intersect) have those comparisons run here too.
 """
 
 import pytest
-
 from dbt.tests.adapter.utils import test_timestamps
 from dbt.tests.adapter.utils.base_utils import BaseUtils
 from dbt.tests.adapter.utils.data_types.test_type_int import BaseTypeInt
@@ -78,10 +77,29 @@ join {{ ref('data_listagg_output') }} as expected
 """
 
 MACRO_CLASSES = [
-    BaseAnyValue, BaseBoolOr, BaseCast, BaseCastBoolToText, BaseConcat, BaseDate, BaseDateAdd,
-    BaseDateDiff, BaseDateTrunc, BaseEquals, BaseEscapeSingleQuotesBackslash, BaseExcept, BaseHash,
-    BaseIntersect, BaseLastDay, BaseLength, BaseListagg, BasePosition, BaseReplace, BaseRight,
-    BaseSafeCast, BaseSplitPart, BaseStringLiteral,
+    BaseAnyValue,
+    BaseBoolOr,
+    BaseCast,
+    BaseCastBoolToText,
+    BaseConcat,
+    BaseDate,
+    BaseDateAdd,
+    BaseDateDiff,
+    BaseDateTrunc,
+    BaseEquals,
+    BaseEscapeSingleQuotesBackslash,
+    BaseExcept,
+    BaseHash,
+    BaseIntersect,
+    BaseLastDay,
+    BaseLength,
+    BaseListagg,
+    BasePosition,
+    BaseReplace,
+    BaseRight,
+    BaseSafeCast,
+    BaseSplitPart,
+    BaseStringLiteral,
 ]
 
 # Relations the except and intersect classes compare after their build.
@@ -146,9 +164,14 @@ class TestCrossDatabaseMacros(BaseUtils):
         for actual, expected in _EQUAL_AFTER_BUILD:
             check_relations_equal(project.adapter, [actual, expected])
         # BaseEquals: of its 9 cases, 3 are equal and 6 are not.
-        for model, kind, count in (("equal_values", "same", 3), ("not_equal_values", "different", 6)):
+        for model, kind, count in (
+            ("equal_values", "same", 3),
+            ("not_equal_values", "different", 6),
+        ):
             relation = relation_from_name(project.adapter, model)
-            found = project.run_sql(f"select count(*) from {relation} where expected = '{kind}'", fetch="one")
+            found = project.run_sql(
+                f"select count(*) from {relation} where expected = '{kind}'", fetch="one"
+            )
             assert found[0] == count
 
 
@@ -173,8 +196,10 @@ class HudiActual:
 class TestTypeInt(HudiActual, BaseTypeInt):
     @pytest.fixture(scope="class")
     def project_config_update(self):
-        return {"models": {"+materialized": "table"},
-                "seeds": {"test": {"expected": {"+column_types": {"int_col": "int"}}}}}
+        return {
+            "models": {"+materialized": "table"},
+            "seeds": {"test": {"expected": {"+column_types": {"int_col": "int"}}}},
+        }
 
 
 class TestTypeNumeric(HudiActual, BaseTypeNumeric):

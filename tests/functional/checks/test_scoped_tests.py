@@ -44,12 +44,17 @@ SCHEMA = """
 
 
 def build(project, batch: int, scope: str = "changed", expect_ok: bool = True):
-    return project.dbt("build", "--vars", f"{{batch: {batch}, lakehouse_test_scope: {scope}}}", expect_ok=expect_ok)
+    return project.dbt(
+        "build", "--vars", f"{{batch: {batch}, lakehouse_test_scope: {scope}}}", expect_ok=expect_ok
+    )
 
 
 def statuses(result) -> dict:
-    return {r.node.name: (str(r.status), r.failures, r.node.compiled_code or "")
-            for r in result.result.results if r.node.resource_type == "test"}
+    return {
+        r.node.name: (str(r.status), r.failures, r.node.compiled_code or "")
+        for r in result.result.results
+        if r.node.resource_type == "test"
+    }
 
 
 def test_a_scoped_check_catches_a_duplicate_in_the_batch_that_wrote_it(project):
@@ -59,8 +64,14 @@ def test_a_scoped_check_catches_a_duplicate_in_the_batch_that_wrote_it(project):
     # Batch 1 creates the table: every row is new, every test reads the whole table.
     first = statuses(build(project, 1))
     assert {name: status for name, (status, _, _) in first.items()} == {
-        "unique_events_event_id": "pass", "not_null_events_event_id": "pass", "not_null_events_cost": "pass"}
-    assert all("_hoodie_commit_time" not in sql and "hudi_table_changes" not in sql for _, _, sql in first.values())
+        "unique_events_event_id": "pass",
+        "not_null_events_event_id": "pass",
+        "not_null_events_cost": "pass",
+    }
+    assert all(
+        "_hoodie_commit_time" not in sql and "hudi_table_changes" not in sql
+        for _, _, sql in first.values()
+    )
 
     # Batch 2 writes e1 again under another date: two records of e1.
     second = statuses(build(project, 2, expect_ok=False))
@@ -80,12 +91,16 @@ def test_a_scoped_check_catches_a_duplicate_in_the_batch_that_wrote_it(project):
     assert third["not_null_events_cost"][:2] == ("fail", 1)
 
     # A full check, and a plain `dbt test` (it wrote nothing), read everything.
-    full = statuses(project.dbt("test", "--vars", "{batch: 3, lakehouse_test_scope: changed}", expect_ok=False))
+    full = statuses(
+        project.dbt("test", "--vars", "{batch: 3, lakehouse_test_scope: changed}", expect_ok=False)
+    )
     assert full["unique_events_event_id"][:2] == ("fail", 1)
     assert "_hoodie_commit_time" not in full["unique_events_event_id"][2]
     # (a failing test fails the invocation; failures() names it)
-    assert any("unique_events_event_id" in line for line in failures(
-        project.dbt("test", "--vars", "{batch: 3}", expect_ok=False)))
+    assert any(
+        "unique_events_event_id" in line
+        for line in failures(project.dbt("test", "--vars", "{batch: 3}", expect_ok=False))
+    )
 
 
 def test_an_unknown_scope_is_refused_with_the_choices(project):
@@ -110,7 +125,10 @@ NOT_NULL_COLUMNS = """
 def test_one_check_for_many_columns_names_the_null_ones_in_the_batch_that_wrote_them(project):
     # The warehouse's own generic test (macros/generic_tests/), one query for
     # every column of a model; it declares itself a row test, so it is scoped.
-    project.write("macros/not_null_columns.sql", (REPO / "macros/generic_tests/not_null_columns.sql").read_text())
+    project.write(
+        "macros/not_null_columns.sql",
+        (REPO / "macros/generic_tests/not_null_columns.sql").read_text(),
+    )
     project.model("events", MODEL)
     project.write("models/events.yml", NOT_NULL_COLUMNS)
     name = "not_null_columns_events_event_id__version__cost"
@@ -188,15 +206,20 @@ def test_a_view_declaring_its_upstream_is_checked_on_the_rows_the_upstream_wrote
     assert (status, found) == ("fail", 1)
     assert "event_id in (select event_id from" in sql and "_hoodie_commit_time >" in sql
     # The view's rows are read from that day only, and so are the keys.
-    assert sql.count("cast(`event_date` as string) = '2026-11-21'") == 2 and "'2026-11-20'" not in sql
+    assert (
+        sql.count("cast(`event_date` as string) = '2026-11-21'") == 2 and "'2026-11-20'" not in sql
+    )
     assert "_hoodie_commit_time >" in second[not_null][2]
-    assert project.scalar("select count(*) from {schema}.labelled where event_id in ('e2', 'e3')") == 4
+    assert (
+        project.scalar("select count(*) from {schema}.labelled where event_id in ('e2', 'e3')") == 4
+    )
 
     # Batch 3 writes e4 only: its rows are sound, the old fan-out is not re-read.
     assert statuses(build(project, 3))[unique][:2] == ("pass", 0)
     # A plain `dbt test` (nothing written) reads the whole view: e2 and e3.
-    assert statuses(project.dbt("test", "--vars", "{batch: 3, lakehouse_test_scope: changed}",
-                                expect_ok=False))[unique][:2] == ("fail", 2)
+    assert statuses(
+        project.dbt("test", "--vars", "{batch: 3, lakehouse_test_scope: changed}", expect_ok=False)
+    )[unique][:2] == ("fail", 2)
 
 
 def test_a_declared_upstream_the_view_does_not_select_from_is_refused(project):
@@ -205,4 +228,6 @@ def test_a_declared_upstream_the_view_does_not_select_from_is_refused(project):
     project.model("labelled", LABELLED % "labelz")
     project.write("models/labelled.yml", LABELLED_SCHEMA)
     message = " ".join(failures(build(project, 1, expect_ok=False)))
-    assert "lakehouse_rows_from names model 'labelz', which 'labelled' does not select from" in message
+    assert (
+        "lakehouse_rows_from names model 'labelz', which 'labelled' does not select from" in message
+    )

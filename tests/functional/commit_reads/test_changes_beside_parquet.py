@@ -43,8 +43,10 @@ SUMS_TEST = """
 
 def test_changes_and_a_parquet_seed_in_one_query(project):
     project.write("seeds/rates.csv", SEEDS)
-    project.write("dbt_project.yml", project.root.joinpath("dbt_project.yml").read_text()
-                  + "seeds:\n  +file_format: parquet\n")
+    project.write(
+        "dbt_project.yml",
+        project.root.joinpath("dbt_project.yml").read_text() + "seeds:\n  +file_format: parquet\n",
+    )
     project.model("upstream", UPSTREAM)
     project.model("beside_seed", BESIDE_SEED)
     project.write("tests/assert_changes_and_seed_sum.sql", SUMS_TEST)
@@ -56,8 +58,10 @@ def test_changes_and_a_parquet_seed_in_one_query(project):
     project.dbt("run", "--select", "upstream", "--vars", "{batch: 2}")
     project.dbt("run", "--select", "beside_seed", "--vars", "{batch: 2}")
     assert project.scalar("select sum(cost) from {schema}.beside_seed") == (
-        (101 + 201 + 301) + 60  # first run: batch 1 and the seed
-        + (102 + 202 + 302) + 60  # second run: batch 2's changes and the seed again
+        (101 + 201 + 301)
+        + 60  # first run: batch 1 and the seed
+        + (102 + 202 + 302)
+        + 60  # second run: batch 2's changes and the seed again
     )
 
     project.dbt("test", "--vars", "{batch: 2}")

@@ -22,7 +22,8 @@ EVENTS = """
 """
 
 EVENTS_COW = EVENTS.replace("table_type='mor'", "table_type='cow'").replace(
-    "compaction={'trigger': 'num_commits', 'delta_commits': 2},", "")
+    "compaction={'trigger': 'num_commits', 'delta_commits': 2},", ""
+)
 
 # The aggregate recomputes only the groups the changes touched.
 DAILY_SPEND = """
@@ -91,15 +92,25 @@ DAILY_SPEND_DELTAS = """
 
 BATCHES = [
     # First load.
-    [("e1", 1, "I", 1, 100, "2026-11-20"), ("e2", 1, "I", 1, 200, "2026-11-20"),
-     ("e3", 1, "I", 2, 300, "2026-11-20"), ("e4", 1, "I", 2, 400, "2026-11-21")],
+    [
+        ("e1", 1, "I", 1, 100, "2026-11-20"),
+        ("e2", 1, "I", 1, 200, "2026-11-20"),
+        ("e3", 1, "I", 2, 300, "2026-11-20"),
+        ("e4", 1, "I", 2, 400, "2026-11-21"),
+    ],
     # A correction (e1 costs 150), a late event three days back, a stale version of e2 (ignored).
-    [("e1", 2, "U", 1, 150, "2026-11-20"), ("e5", 1, "I", 3, 50, "2026-11-18"),
-     ("e2", 0, "U", 1, 999, "2026-11-20")],
+    [
+        ("e1", 2, "U", 1, 150, "2026-11-20"),
+        ("e5", 1, "I", 3, 50, "2026-11-18"),
+        ("e2", 0, "U", 1, 999, "2026-11-20"),
+    ],
     # e2 deleted; e3 corrected onto another account (its old group must shrink); e4 deleted,
     # leaving its group empty.
-    [("e2", 2, "D", 1, 200, "2026-11-20"), ("e3", 2, "U", 1, 300, "2026-11-20"),
-     ("e4", 2, "D", 2, 400, "2026-11-21")],
+    [
+        ("e2", 2, "D", 1, 200, "2026-11-20"),
+        ("e3", 2, "U", 1, 300, "2026-11-20"),
+        ("e4", 2, "D", 2, 400, "2026-11-21"),
+    ],
     # Nothing new for the aggregate to read: an event arrives and is deleted in the next batch.
     [("e6", 1, "I", 2, 70, "2026-11-22")],
     [("e6", 2, "D", 2, 70, "2026-11-22")],
@@ -111,14 +122,22 @@ def rows_sql(rows):
 
 
 def full_recompute(project):
-    return sorted(tuple(r) for r in project.rows(
-        "select event_date, account_id, sum(cost_micros), count(*) from {schema}.events "
-        "group by event_date, account_id"))
+    return sorted(
+        tuple(r)
+        for r in project.rows(
+            "select event_date, account_id, sum(cost_micros), count(*) from {schema}.events "
+            "group by event_date, account_id"
+        )
+    )
 
 
 def aggregate(project, table="daily_spend"):
-    return sorted(tuple(r) for r in project.rows(
-        f"select event_date, account_id, spend_micros, events from {{schema}}.{table}"))
+    return sorted(
+        tuple(r)
+        for r in project.rows(
+            f"select event_date, account_id, spend_micros, events from {{schema}}.{table}"
+        )
+    )
 
 
 @pytest.mark.parametrize("table_type", ["mor", "cow"])
@@ -137,16 +156,30 @@ def test_aggregate_equals_full_recompute_after_every_batch(project, table_type):
         assert [row for row in deltas if row[3] != 0] == expected, f"after batch {number}"
         assert all(row[2] == 0 for row in deltas if row[3] == 0)
     if table_type == "mor":
-        assert "commit" in [a for _, _, a in project.completed_instants("events")], "the upstream compacted"
+        assert "commit" in [a for _, _, a in project.completed_instants("events")], (
+            "the upstream compacted"
+        )
     # The end state, by hand: e1 150 and e3 300 on account 1, e5 50 on account 3.
     assert [(str(d), a, s, n) for d, a, s, n in aggregate(project)] == [
-        ("2026-11-18", 3, 50, 1), ("2026-11-20", 1, 450, 2),
+        ("2026-11-18", 3, 50, 1),
+        ("2026-11-20", 1, 450, 2),
     ]
 
 
 def test_deltas_with_a_delete_condition_are_refused(project):
     project.model("events", EVENTS)
-    project.model("daily_spend_deltas", DAILY_SPEND_DELTAS.replace(
-        "unique_key=['event_date', 'account_id']", "unique_key=['event_date', 'account_id'], delete_condition='events = 0'"))
-    message = " ".join(failures(project.dbt("compile", "--select", "daily_spend_deltas", expect_ok=False)))
-    assert "daily_spend_deltas" in message and "delete_condition" in message and "lake_changed_keys" in message
+    project.model(
+        "daily_spend_deltas",
+        DAILY_SPEND_DELTAS.replace(
+            "unique_key=['event_date', 'account_id']",
+            "unique_key=['event_date', 'account_id'], delete_condition='events = 0'",
+        ),
+    )
+    message = " ".join(
+        failures(project.dbt("compile", "--select", "daily_spend_deltas", expect_ok=False))
+    )
+    assert (
+        "daily_spend_deltas" in message
+        and "delete_condition" in message
+        and "lake_changed_keys" in message
+    )

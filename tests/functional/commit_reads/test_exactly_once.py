@@ -28,7 +28,9 @@ CHANGE_LOG = """
 
 
 def setup(project, compaction_every=99):
-    project.model("upstream", UPSTREAM.replace("compaction_every | default(99)", str(compaction_every)))
+    project.model(
+        "upstream", UPSTREAM.replace("compaction_every | default(99)", str(compaction_every))
+    )
     project.model("change_log", CHANGE_LOG)
 
 
@@ -42,7 +44,9 @@ def consume(project, expect_ok=True, **vars_):
 
 
 def log_rows(project):
-    return sorted(tuple(r) for r in project.rows("select id, version, cost from {schema}.change_log"))
+    return sorted(
+        tuple(r) for r in project.rows("select id, version, cost from {schema}.change_log")
+    )
 
 
 def versions(b):
@@ -60,12 +64,20 @@ def cow_upstream(project, extra_columns=""):
     """The upstream as copy-on-write: every write rewrites its file group, so the
     cleaner has old slices to remove after each one."""
     model = UPSTREAM.replace("table_type='mor'", "table_type='cow'").replace(
-        "compaction={'trigger': 'num_commits', 'delta_commits': compaction_every | default(99)},", "")
+        "compaction={'trigger': 'num_commits', 'delta_commits': compaction_every | default(99)},",
+        "",
+    )
     project.model("upstream", model.replace(" as cost\n", " as cost" + extra_columns + "\n"))
 
 
 def land_cleaning(project, batch, **extra):
-    project.dbt("run", "--select", "upstream", "--vars", json.dumps({"batch": batch, **EAGER_CLEANING, **extra}))
+    project.dbt(
+        "run",
+        "--select",
+        "upstream",
+        "--vars",
+        json.dumps({"batch": batch, **EAGER_CLEANING, **extra}),
+    )
 
 
 def test_rerun_after_success_reads_nothing_and_commits_nothing(project):
@@ -98,7 +110,9 @@ def test_position_is_stored_in_the_models_own_commit(project, capsys):
     consume(project)
     out = capsys.readouterr().out
     # The run says what it read: range and rows.
-    assert f"read {project.schema}.upstream (latest_state) after {upstream_completed} through" in out
+    assert (
+        f"read {project.schema}.upstream (latest_state) after {upstream_completed} through" in out
+    )
     assert ": 3 rows" in out
 
 
@@ -136,8 +150,11 @@ def test_consumed_instant_archived_upstream_is_never_a_silent_gap(project, on_ga
     consumed = project.completed_instants("upstream")[-1][1]
     # Archive eagerly: keep 2-3 instants, clean all but the latest commit.
     tight = {
-        "upstream_options": {"hoodie.keep.min.commits": 2, "hoodie.keep.max.commits": 3,
-                             "hoodie.metadata.enable": False},
+        "upstream_options": {
+            "hoodie.keep.min.commits": 2,
+            "hoodie.keep.max.commits": 3,
+            "hoodie.metadata.enable": False,
+        },
         "upstream_cleaning": {"policy": "keep_latest_commits", "retain": 1},
     }
     for batch in (2, 3, 4, 5):
@@ -150,7 +167,9 @@ def test_consumed_instant_archived_upstream_is_never_a_silent_gap(project, on_ga
     consume(project)
     assert "no longer on" in capsys.readouterr().out
     # The full read brought every current record: nothing was skipped.
-    current = sorted(tuple(r) for r in project.rows("select id, version, cost from {schema}.upstream"))
+    current = sorted(
+        tuple(r) for r in project.rows("select id, version, cost from {schema}.upstream")
+    )
     assert set(current) <= set(log_rows(project))
     assert current == versions(5)
 
@@ -176,8 +195,12 @@ def test_upstream_clustering_and_cleaning_never_make_rows_count_twice(project):
     assert log_rows(project) == sorted(versions(1) + versions(3) + versions(4))
 
 
-CDC_OPTIONS = {"upstream_options": {"hoodie.table.cdc.enabled": True,
-                                    "hoodie.table.cdc.supplemental.logging.mode": "DATA_BEFORE_AFTER"}}
+CDC_OPTIONS = {
+    "upstream_options": {
+        "hoodie.table.cdc.enabled": True,
+        "hoodie.table.cdc.supplemental.logging.mode": "DATA_BEFORE_AFTER",
+    }
+}
 
 # Every change the downstream reads, decoded from the after image (the date
 # column checks that images decode to the upstream's own values).
@@ -205,14 +228,23 @@ def test_cdc_read_of_changes_the_cleaner_removed_is_never_a_silent_gap(project, 
     project.model("cdc_deltas", CDC_DELTAS)
 
     def cdc_rows():
-        return sorted((r.op, r.id, r.version, str(r.day)) for r in project.rows("select * from {schema}.cdc_log"))
+        return sorted(
+            (r.op, r.id, r.version, str(r.day))
+            for r in project.rows("select * from {schema}.cdc_log")
+        )
 
     def changes(op, batch):
         return [(op, i, batch, f"2026-11-2{i}") for i in (1, 2, 3)]
 
     def read(model, expect_ok=True):
-        return project.dbt("run", "--select", *model.split(), "--vars", json.dumps({"batch": 0, "on_gap": on_gap}),
-                           expect_ok=expect_ok)
+        return project.dbt(
+            "run",
+            "--select",
+            *model.split(),
+            "--vars",
+            json.dumps({"batch": 0, "on_gap": on_gap}),
+            expect_ok=expect_ok,
+        )
 
     def delta_total():
         return project.scalar("select sum(_sign * cost) from {schema}.cdc_deltas")
@@ -257,14 +289,19 @@ def test_a_run_that_keeps_no_row_still_moves_its_position(project, capsys):
     cow_upstream(project)
     project.model("change_log", FILTERED_LOG)
     tight = {
-        "upstream_options": {"hoodie.keep.min.commits": 2, "hoodie.keep.max.commits": 3,
-                             "hoodie.metadata.enable": False},
+        "upstream_options": {
+            "hoodie.keep.min.commits": 2,
+            "hoodie.keep.max.commits": 3,
+            "hoodie.metadata.enable": False,
+        },
         "upstream_cleaning": {"policy": "keep_latest_commits", "retain": 1},
     }
     ends = []
     for batch in (1, 2, 3, 4, 5):
         project.dbt("run", "--select", "upstream", "--vars", json.dumps({"batch": batch, **tight}))
-        ends.append([c for _, c, action in project.completed_instants("upstream") if action == "commit"][-1])
+        ends.append(
+            [c for _, c, action in project.completed_instants("upstream") if action == "commit"][-1]
+        )
         # on_gap='fail': a run that found its position archived would stop.
         project.dbt("run", "--select", "change_log", "--vars", "{from_batch: 5}")
     assert ends[0] not in [c for _, c, _ in project.completed_instants("upstream")], "archived"

@@ -35,7 +35,9 @@ def main() -> None:
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
         .config("spark.sql.extensions", "org.apache.spark.sql.hudi.HoodieSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.hudi.catalog.HoodieCatalog")
+        .config(
+            "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.hudi.catalog.HoodieCatalog"
+        )
         .config("spark.sql.catalogImplementation", "in-memory")
         .config("spark.sql.warehouse.dir", tempfile.mkdtemp(prefix="external_writer_"))
         .config("spark.sql.shuffle.partitions", "2")
@@ -47,7 +49,10 @@ def main() -> None:
     # Hudi checks that the writer's database name is the table's.
     spark.sql(f"create database {database}")
     spark.sql(f"create table {database}.shared using hudi location '{table_path}'")
-    for key, value in {**json.loads(settings), "hoodie.spark.sql.insert.into.operation": "upsert"}.items():
+    for key, value in {
+        **json.loads(settings),
+        "hoodie.spark.sql.insert.into.operation": "upsert",
+    }.items():
         spark.conf.set(key, value)
     print(json.dumps({"ready": True}), flush=True)
     attempt = 0

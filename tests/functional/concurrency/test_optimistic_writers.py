@@ -21,7 +21,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List, Tuple
 
 import pytest
 import yaml
@@ -39,11 +38,13 @@ WRITER = Path(__file__).with_name("external_writer.py")
 KEEP_ALL_COMMITS = {"hoodie.keep.min.commits": "200", "hoodie.keep.max.commits": "210"}
 
 # dbt writes ids 1..200 of partition `dbt`, with run = the run's number.
-MODEL = """
+_MODEL_TEMPLATE = """
     {{ config(materialized='incremental', unique_key='id', partition_by='source', table_type='cow',
               hudi_options=%s) }}
     select id, {{ var('run') }} as run, 'dbt' as source from range(1, 201)
-""" % KEEP_ALL_COMMITS
+"""
+# %-format: Jinja's braces would need doubling in an f-string or str.format.
+MODEL = _MODEL_TEMPLATE % KEEP_ALL_COMMITS  # noqa: UP031
 INSTANT = re.compile(r"^(\d+)_(\d+)\.commit$")
 
 
@@ -56,12 +57,24 @@ class ExternalWriter:
         # catalog properties, which a job writing by path does not read (with
         # its own default, a metadata table, it would keep building one that
         # dbt's writes drop).
-        settings = {**WRITE_DEFAULTS, **concurrency.hudi_settings(concurrency.OPTIMISTIC, "filesystem"),
-                    **KEEP_ALL_COMMITS}
+        settings = {
+            **WRITE_DEFAULTS,
+            **concurrency.hudi_settings(concurrency.OPTIMISTIC, "filesystem"),
+            **KEEP_ALL_COMMITS,
+        }
         self.process = subprocess.Popen(
-            [sys.executable, str(WRITER), str(project.table_dir("shared")), project.schema, partition, str(self.stop_file),
-             str(hudi_jar()), json.dumps(settings)],
-            stdout=self.log.open("w"), stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                str(WRITER),
+                str(project.table_dir("shared")),
+                project.schema,
+                partition,
+                str(self.stop_file),
+                str(hudi_jar()),
+                json.dumps(settings),
+            ],
+            stdout=self.log.open("w"),
+            stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + 300
         while '"ready"' not in self.log.read_text():
@@ -69,9 +82,12 @@ class ExternalWriter:
             assert time.monotonic() < deadline, "the external writer never got ready"
             time.sleep(0.5)
 
-    def attempts(self) -> List[dict]:
-        return [json.loads(line) for line in self.log.read_text().splitlines()
-                if line.startswith('{"attempt"')]
+    def attempts(self) -> list[dict]:
+        return [
+            json.loads(line)
+            for line in self.log.read_text().splitlines()
+            if line.startswith('{"attempt"')
+        ]
 
     def wait_for_commits(self, count: int) -> None:
         deadline = time.monotonic() + 300
@@ -80,7 +96,7 @@ class ExternalWriter:
             assert time.monotonic() < deadline, "the external writer committed nothing"
             time.sleep(0.5)
 
-    def stop(self) -> List[dict]:
+    def stop(self) -> list[dict]:
         self.stop_file.touch()
         try:
             self.process.wait(300)
@@ -102,7 +118,7 @@ def shared_table(project: DbtProject) -> DbtProject:
     return project
 
 
-def commits(project: DbtProject) -> List[Tuple[str, str, str]]:
+def commits(project: DbtProject) -> list[tuple[str, str, str]]:
     """(requested, completed, partitions written) of each completed commit: the
     partition paths are read from the commit's metadata file."""
     timeline = project.table_dir("shared") / ".hoodie" / "timeline"
@@ -146,9 +162,14 @@ def test_writers_of_different_partitions_both_commit(shared_table):
     written = len(attempts)
     assert [p for _, _, p in commits(project)].count("ext") == written
     assert [p for _, _, p in commits(project)].count("dbt") == runs
-    rows = project.rows("select source, count(*), count(distinct id), min(run), max(run) "
-                        "from {schema}.shared group by source order by source")
-    assert [tuple(r) for r in rows] == [("dbt", 200, 200, runs, runs), ("ext", 50, 50, 1000 + written, 1000 + written)]
+    rows = project.rows(
+        "select source, count(*), count(distinct id), min(run), max(run) "
+        "from {schema}.shared group by source order by source"
+    )
+    assert [tuple(r) for r in rows] == [
+        ("dbt", 200, 200, runs, runs),
+        ("ext", 50, 50, 1000 + written, 1000 + written),
+    ]
 
 
 def test_writers_of_the_same_rows_conflict_cleanly(shared_table):
@@ -159,8 +180,19 @@ def test_writers_of_the_same_rows_conflict_cleanly(shared_table):
         writer.wait_for_commits(1)
         # Until one writer's commit has failed on the other's.
         for run in range(2, 10):
-            results.append(dbtRunner().invoke(["run", "--vars", f"{{run: {run}}}", "--project-dir",
-                                               str(project.root), "--profiles-dir", str(project.root)]))
+            results.append(
+                dbtRunner().invoke(
+                    [
+                        "run",
+                        "--vars",
+                        f"{{run: {run}}}",
+                        "--project-dir",
+                        str(project.root),
+                        "--profiles-dir",
+                        str(project.root),
+                    ]
+                )
+            )
             if any(not a["ok"] for a in writer.attempts()) or not results[-1].success:
                 break
     finally:
@@ -176,6 +208,8 @@ def test_writers_of_the_same_rows_conflict_cleanly(shared_table):
     # both) all carry the last commit that wrote them, ids 51..200 dbt's last.
     rows = project.rows("select count(*), count(distinct id) from {schema}.shared")
     assert tuple(rows[0]) == (200, 200)
-    shared = project.rows("select count(distinct _hoodie_commit_time), count(distinct run) "
-                          "from {schema}.shared where id <= 50")
+    shared = project.rows(
+        "select count(distinct _hoodie_commit_time), count(distinct run) "
+        "from {schema}.shared where id <= 50"
+    )
     assert tuple(shared[0]) == (1, 1)

@@ -34,9 +34,20 @@ MODEL = """
 def start(project: DbtProject, run: int, pause_ms: int = 0) -> subprocess.Popen:
     log = (project.root / f"run_{run}.log").open("w")
     return subprocess.Popen(
-        [str(DBT), "run", "--project-dir", str(project.root), "--profiles-dir", str(project.root),
-         "--vars", f"{{run: {run}, pause_ms: {pause_ms}}}"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env={**os.environ, "DBT_PROFILES_DIR": ""},
+        [
+            str(DBT),
+            "run",
+            "--project-dir",
+            str(project.root),
+            "--profiles-dir",
+            str(project.root),
+            "--vars",
+            f"{{run: {run}, pause_ms: {pause_ms}}}",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env={**os.environ, "DBT_PROFILES_DIR": ""},
     )
 
 
@@ -58,8 +69,11 @@ def wait_for_lock_holder(project: DbtProject, first: subprocess.Popen) -> None:
     """Until the first run holds the lake (its lock file names it) and has started its write."""
     lock = project.lake_dir / ".lakehouse.lock"
     deadline = time.monotonic() + 300
-    while not (lock.exists() and f"pid {first.pid}" in lock.read_text()
-               and (project.lake_dir / "warehouse" / "two_runs.db").is_dir()):
+    while not (
+        lock.exists()
+        and f"pid {first.pid}" in lock.read_text()
+        and (project.lake_dir / "warehouse" / "two_runs.db").is_dir()
+    ):
         assert first.poll() is None, output(project, 1)
         assert time.monotonic() < deadline, "the first run never took the lake"
         time.sleep(0.2)
@@ -74,7 +88,10 @@ def test_the_second_run_waits_for_the_lake_then_runs(tmp_path):
     assert second.wait(600) == 0, output(project, 2)
     assert "is in use by another process" in output(project, 2)
     # Both wrote, one after the other: two commits, the second run's values.
-    assert [a for _, _, a in completed_instants(project.table_dir("values"))] == ["commit", "commit"]
+    assert [a for _, _, a in completed_instants(project.table_dir("values"))] == [
+        "commit",
+        "commit",
+    ]
 
 
 def test_the_second_run_stops_with_a_clear_message_when_the_wait_is_over(tmp_path):
@@ -87,7 +104,10 @@ def test_the_second_run_stops_with_a_clear_message_when_the_wait_is_over(tmp_pat
     finally:
         first.wait(600)
     message = output(project, 2)
-    assert f"The lake {project.lake_dir.resolve()} is in use by another process (pid {first.pid}" in message
+    assert (
+        f"The lake {project.lake_dir.resolve()} is in use by another process (pid {first.pid}"
+        in message
+    )
     assert "lake_lock_timeout" in message
     # The first run's write is whole; the second wrote nothing.
     assert first.returncode == 0, output(project, 1)

@@ -15,7 +15,7 @@ process cannot read this lake: its embedded metastore admits one JVM).
 import argparse
 import json
 import sys
-from typing import Any, Dict, List
+from typing import Any
 
 from dbt.cli.main import dbtRunner
 
@@ -37,7 +37,12 @@ def main() -> None:
         if batch is not None:
             invoke(args.project, ["run"], dbt_vars, f"batch {batch}")
         if args.operation:
-            invoke(args.project, ["run-operation", args.operation], dbt_vars, f"operation {args.operation}")
+            invoke(
+                args.project,
+                ["run-operation", args.operation],
+                dbt_vars,
+                f"operation {args.operation}",
+            )
     if args.query:
         from pyspark.sql import SparkSession
 
@@ -46,9 +51,18 @@ def main() -> None:
             print("ROW", *spark.newSession().sql(query).collect()[0], flush=True)
 
 
-def invoke(project: str, command: List[str], dbt_vars: Dict[str, Any], label: str) -> None:
-    result = dbtRunner().invoke([*command, "--project-dir", project, "--profiles-dir", project,
-                                 "--vars", json.dumps(dbt_vars)])
+def invoke(project: str, command: list[str], dbt_vars: dict[str, Any], label: str) -> None:
+    result = dbtRunner().invoke(
+        [
+            *command,
+            "--project-dir",
+            project,
+            "--profiles-dir",
+            project,
+            "--vars",
+            json.dumps(dbt_vars),
+        ]
+    )
     if not result.success:
         print(f"{label} failed: {result.exception}", flush=True)
         sys.exit(1)

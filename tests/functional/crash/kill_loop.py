@@ -40,10 +40,18 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
 
 from tests.functional.crash.warehouse_batches import (
-    REPO, Child, Work, check_landed, compare_digests, in_flight, lake_state, load_tool, parse_digest, prepare_work,
+    REPO,
+    Child,
+    Work,
+    check_landed,
+    compare_digests,
+    in_flight,
+    lake_state,
+    load_tool,
+    parse_digest,
+    prepare_work,
     running_node,
 )
 
@@ -72,8 +80,9 @@ def hudi_jar() -> Path:
     return hudi_bundle.locate(cache_dir=REPO / ".cache" / "jars")
 
 
-def build_reference(work: Work, batches: int, options: List[str], snapshots: Path
-                    ) -> Tuple[Dict[int, Dict[str, Tuple[int, int]]], Dict[int, float]]:
+def build_reference(
+    work: Work, batches: int, options: list[str], snapshots: Path
+) -> tuple[dict[int, dict[str, tuple[int, int]]], dict[int, float]]:
     """Digests after each batch and each batch's duration (a child per batch, its start included)."""
     save(work, snapshots / "0")
     digests, durations = {}, {}
@@ -85,35 +94,54 @@ def build_reference(work: Work, batches: int, options: List[str], snapshots: Pat
         durations[batch] = child.done_times()[batch]
         problems = check_landed(work, landed)
         if problems:
-            sys.exit(f"the reference build of batch {batch} lost or repeated landed lines:\n" + "\n".join(problems))
+            sys.exit(
+                f"the reference build of batch {batch} lost or repeated landed lines:\n"
+                + "\n".join(problems)
+            )
         save(work, snapshots / str(batch))
-        print(f"reference batch {batch}: {len(digests[batch])} tables, {durations[batch]:.1f} s", flush=True)
+        print(
+            f"reference batch {batch}: {len(digests[batch])} tables, {durations[batch]:.1f} s",
+            flush=True,
+        )
     return digests, durations
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=20, help="kill trials (default 20)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the trials' batches and delays")
+    parser.add_argument(
+        "--seed", type=int, default=1, help="seed of the trials' batches and delays"
+    )
     parser.add_argument("--batches", type=int, default=4)
     parser.add_argument("--events", type=int, default=1500)
-    parser.add_argument("--with-tests", action="store_true", help="run the data tests in every build")
-    parser.add_argument("--work", type=Path, help="folder for the lakes and logs (default: a new temporary one)")
+    parser.add_argument(
+        "--with-tests", action="store_true", help="run the data tests in every build"
+    )
+    parser.add_argument(
+        "--work", type=Path, help="folder for the lakes and logs (default: a new temporary one)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
     args = parser.parse_args()
 
     root = args.work or Path(tempfile.mkdtemp(prefix="adlake-kill-loop-"))
     root.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    load_tool("generate_billing").generate(root / "generated", seed=12, events=args.events, batches=args.batches,
-                                           accounts=30, late_accounts=2, force=True)
+    load_tool("generate_billing").generate(
+        root / "generated",
+        seed=12,
+        events=args.events,
+        batches=args.batches,
+        accounts=30,
+        late_accounts=2,
+        force=True,
+    )
     work = prepare_work(root / "work", SCHEMA, root / "generated", hudi_jar())
     options = ["--vars", json.dumps(VARS)] + ([] if args.with_tests else ["--no-tests"])
     print(f"work folder {root}", flush=True)
     digests, durations = build_reference(work, args.batches, options, root / "snapshots")
 
     rng = random.Random(args.seed)
-    failures: List[str] = []
+    failures: list[str] = []
     trial = drawn = 0
     while trial < args.trials and drawn < 3 * args.trials:
         drawn += 1
@@ -127,7 +155,10 @@ def main() -> None:
             except subprocess.TimeoutExpired:  # still running at the delay: finish() killed it
                 pass
         if child.process.returncode == 0:
-            print(f"(batch {batch}: the run ended before {delay:.1f} s: no kill, drawn again)", flush=True)
+            print(
+                f"(batch {batch}: the run ended before {delay:.1f} s: no kill, drawn again)",
+                flush=True,
+            )
             continue
         if child.process.returncode != -signal.SIGKILL:
             failures.append(f"batch {batch}: the run failed before its kill:\n{child.tail()}")
@@ -149,12 +180,17 @@ def main() -> None:
             verdict = "digests match" if not problems else "DIGESTS DIFFER: " + "; ".join(problems)
             if problems:
                 failures.append(f"trial {trial}: " + "\n".join(problems))
-        print(f"trial {trial}/{args.trials}: batch {batch}, killed {delay:.1f} s after start "
-              f"(of {durations[batch]:.1f} s), running {running}; in flight: {', '.join(flight) or 'nothing'}; "
-              f"rerun {time.monotonic() - trial_started:.0f} s: {verdict}", flush=True)
+        print(
+            f"trial {trial}/{args.trials}: batch {batch}, killed {delay:.1f} s after start "
+            f"(of {durations[batch]:.1f} s), running {running}; in flight: {', '.join(flight) or 'nothing'}; "
+            f"rerun {time.monotonic() - trial_started:.0f} s: {verdict}",
+            flush=True,
+        )
 
     elapsed = time.monotonic() - started
-    print(f"\n{trial} kill trials ({drawn} drawn), {len(failures)} failed, {elapsed / 60:.1f} min; work folder {root}")
+    print(
+        f"\n{trial} kill trials ({drawn} drawn), {len(failures)} failed, {elapsed / 60:.1f} min; work folder {root}"
+    )
     for failure in failures:
         print(failure)
     if not args.keep and not failures and args.work is None:

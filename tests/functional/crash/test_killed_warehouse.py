@@ -43,8 +43,17 @@ import pytest
 
 from tests.functional.conftest import hudi_jar
 from tests.functional.crash.warehouse_batches import (
-    POINTS, Chain, ChainFailed, Child, Work, check_landed, compare_digests, load_tool, parse_digest,
-    prepare_work, timeline,
+    POINTS,
+    Chain,
+    ChainFailed,
+    Child,
+    Work,
+    check_landed,
+    compare_digests,
+    load_tool,
+    parse_digest,
+    prepare_work,
+    timeline,
 )
 
 SCHEMA = "crash"  # the same in both lakes, so that the digests name the same tables
@@ -52,7 +61,13 @@ BATCHES = 4
 DATA = dict(seed=12, events=1500, batches=BATCHES, accounts=30, late_accounts=2)
 VARS = {"dwd_compaction_delta_commits": 1, "dwd_cleaning_retain": 1}
 OPTIONS = ["--vars", json.dumps(VARS), "--no-tests"]
-NAMED = ["before_dwd_commit", "during_dwd_commit", "between_layers", "during_clean", "during_compaction"]
+NAMED = [
+    "before_dwd_commit",
+    "during_dwd_commit",
+    "between_layers",
+    "during_clean",
+    "during_compaction",
+]
 RANDOM_KILLS = 1
 RANDOM_SEED = 2024
 LAYERS = ("ref", "ods", "dwd", "dws", "ads")
@@ -125,21 +140,28 @@ def test_each_named_kill_landed_at_its_point(killed_chain):
     assert len(chain.kills) == len(NAMED) + RANDOM_KILLS, "a random kill came after its run ended"
 
 
-def test_killed_runs_end_with_the_data_of_an_uninterrupted_run_on_every_layer(killed_chain, reference_output):
+def test_killed_runs_end_with_the_data_of_an_uninterrupted_run_on_every_layer(
+    killed_chain, reference_output
+):
     chain, final = killed_chain
     expected, _ = parse_digest(reference_output)
     actual, _ = parse_digest(final.output())
     assert {name.split(".")[0] for name in expected} == {f"{SCHEMA}_{layer}" for layer in LAYERS}
     kills = "\n".join(k.describe() for k in chain.kills)
     problems = compare_digests(expected, actual)
-    assert not problems, "tables that differ from the reference:\n" + "\n".join(problems) + f"\nkills:\n{kills}"
+    assert not problems, (
+        "tables that differ from the reference:\n" + "\n".join(problems) + f"\nkills:\n{kills}"
+    )
 
 
 def test_no_landed_file_lost_or_read_twice(killed_chain, reference_output, crash_root):
     """Each landed file's lines are its rows in ODS (ods_billing_events_raw,
     ods_account_changes): none lost, none read twice."""
     chain, final = killed_chain
-    for work, output in ((chain.work, final.output()), (Work(crash_root / "reference"), reference_output)):
+    for work, output in (
+        (chain.work, final.output()),
+        (Work(crash_root / "reference"), reference_output),
+    ):
         _, landed = parse_digest(output)
         batches = {path.split("/")[1] for path in landed}
         assert batches == {f"batch={b:06d}" for b in range(1, BATCHES + 1)}, landed
@@ -156,6 +178,9 @@ def test_every_killed_write_was_rolled_back(killed_chain):
     left = []
     for table_dir in sorted(warehouse.glob(f"{SCHEMA}_*.db/*/")):
         _, pending = timeline(table_dir)
-        left += [f"{table_dir.parent.name}/{table_dir.name} {i}.{a}.{s}" for i, (a, s) in sorted(pending.items())
-                 if a not in ("compaction", "clean")]
+        left += [
+            f"{table_dir.parent.name}/{table_dir.name} {i}.{a}.{s}"
+            for i, (a, s) in sorted(pending.items())
+            if a not in ("compaction", "clean")
+        ]
     assert not left, "writes left pending:\n" + "\n".join(left)

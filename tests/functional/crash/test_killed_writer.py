@@ -14,8 +14,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, List
 
 import pytest
 
@@ -29,14 +29,16 @@ IDS = 200
 # call through reflect), so that a run can be caught while it stages its batch.
 # The metadata table is on (the adapter's default has it off), compacted often:
 # its compaction is the one kill point Hudi does not recover by itself.
-EVENTS = """
+_EVENTS_TEMPLATE = """
     {{ config(materialized='incremental', table_type='mor', unique_key='id', precombine_key='batch',
               compaction={'trigger': 'num_commits', 'delta_commits': 2},
               hudi_options={'hoodie.metadata.enable': true, 'hoodie.metadata.compact.max.delta.commits': 3}) }}
     select id, {{ var('batch') }} as batch, id * {{ var('batch') }} as value
     from (select explode(sequence(1, %d)) as id)
     where coalesce(reflect('java.lang.Thread', 'sleep', cast({{ var('pause_ms', 0) }} as bigint)), '') is not null
-""" % IDS
+"""
+# %-format: Jinja's braces would need doubling in an f-string or str.format.
+EVENTS = _EVENTS_TEMPLATE % IDS  # noqa: UP031
 
 
 class ChildRun:
@@ -47,7 +49,9 @@ class ChildRun:
         with self.log.open("w") as out:
             self.process = subprocess.Popen(
                 [sys.executable, str(HELPER), str(project.root), str(first), str(last), *options],
-                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
 
     def kill_when(self, condition: Callable[[], bool], timeout: float = 600) -> None:
@@ -75,9 +79,12 @@ class ChildRun:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
-    def batches_done(self) -> List[int]:
-        return [int(line.split()[1]) for line in self.output().splitlines()
-                if line.startswith("batch ") and line.endswith(" done")]
+    def batches_done(self) -> list[int]:
+        return [
+            int(line.split()[1])
+            for line in self.output().splitlines()
+            if line.startswith("batch ") and line.endswith(" done")
+        ]
 
 
 @pytest.fixture
@@ -90,7 +97,7 @@ def own_lake_project(tmp_path) -> DbtProject:
 VALUES = "select count(*), sum(value), max(batch) from crash.events"
 
 
-def query_rows(run: "ChildRun") -> List[tuple]:
+def query_rows(run: ChildRun) -> list[tuple]:
     """The rows the child printed for its --query arguments, in order."""
     rows = [line.split()[1:] for line in run.output().splitlines() if line.startswith("ROW ")]
     return [tuple(None if v == "None" else int(v) for v in row) for row in rows]
@@ -110,7 +117,9 @@ def test_run_killed_while_staging_its_batch_does_not_wedge_the_next(own_lake_pro
     assert scratch.is_dir()  # what wedged the lake: a folder with no table
 
     # The scratch folder is emptied after each write: no batch stays on disk.
-    rerun = ChildRun(project, 1, 2, "--query", VALUES, "--query", f"select count(*) from parquet.`{scratch}`")
+    rerun = ChildRun(
+        project, 1, 2, "--query", VALUES, "--query", f"select count(*) from parquet.`{scratch}`"
+    )
     assert rerun.finish() == 0, rerun.output()
     assert rerun.batches_done() == [1, 2]
     assert query_rows(rerun) == [expected(2), (0,)]
@@ -119,10 +128,12 @@ def test_run_killed_while_staging_its_batch_does_not_wedge_the_next(own_lake_pro
 PLANNED_COMPACTION = re.compile(r"^(\d+)\.compaction\.(requested|inflight)$")
 
 
-def pending_compactions(timeline: Path) -> List[str]:
+def pending_compactions(timeline: Path) -> list[str]:
     """Compactions requested or started and never completed (a completed one
     is `<instant>_<completed>.commit`)."""
-    started = {m.group(1) for m in map(PLANNED_COMPACTION.match, (p.name for p in timeline.iterdir())) if m}
+    started = {
+        m.group(1) for m in map(PLANNED_COMPACTION.match, (p.name for p in timeline.iterdir())) if m
+    }
     return sorted(i for i in started if not list(timeline.glob(f"{i}_*.commit")))
 
 
@@ -130,7 +141,11 @@ def pending_compactions(timeline: Path) -> List[str]:
 def test_run_started_at_once_after_a_kill_during_compaction_completes(own_lake_project, service):
     project = own_lake_project
     hoodie = project.table_dir("events") / ".hoodie"
-    timeline = hoodie / "metadata" / ".hoodie" / "timeline" if service == "metadata_compaction" else hoodie / "timeline"
+    timeline = (
+        hoodie / "metadata" / ".hoodie" / "timeline"
+        if service == "metadata_compaction"
+        else hoodie / "timeline"
+    )
     run = ChildRun(project, 1, 40)
     run.kill_when(lambda: timeline.is_dir() and bool(list(timeline.glob("*.compaction.inflight"))))
     killed_in = max(run.batches_done(), default=0) + 1
@@ -152,7 +167,9 @@ def test_scheduled_compaction_killed_in_flight_is_completed_by_the_next_operatio
     then run again at once: the plan left in flight is completed, the data is
     unchanged."""
     project = DbtProject(tmp_path / "project", "crash", tmp_path / "lake")
-    project.model("events", EVENTS.replace("'delta_commits': 2}", "'delta_commits': 2, 'mode': 'schedule'}"))
+    project.model(
+        "events", EVENTS.replace("'delta_commits': 2}", "'delta_commits': 2, 'mode': 'schedule'}")
+    )
     timeline = project.table_dir("events") / ".hoodie" / "timeline"
     # A batch, then the operation, until a compaction is caught in flight.
     run = ChildRun(project, 1, 40, "--operation", "lake_compact_scheduled")
@@ -162,10 +179,14 @@ def test_scheduled_compaction_killed_in_flight_is_completed_by_the_next_operatio
     assert killed, "the kill left no compaction in flight"
 
     # At once, while the dead process's heartbeat is still fresh: the operation alone.
-    rerun = ChildRun(project, written + 1, written, "--operation", "lake_compact_scheduled", "--query", VALUES)
+    rerun = ChildRun(
+        project, written + 1, written, "--operation", "lake_compact_scheduled", "--query", VALUES
+    )
     assert rerun.finish() == 0, rerun.output()
     assert "operation lake_compact_scheduled done" in rerun.output()
     assert query_rows(rerun) == [expected(written)]
     assert not pending_compactions(timeline)
-    completed = {instant: action for instant, _, action in completed_instants(project.table_dir("events"))}
+    completed = {
+        instant: action for instant, _, action in completed_instants(project.table_dir("events"))
+    }
     assert all(completed.get(instant) == "commit" for instant in killed), completed

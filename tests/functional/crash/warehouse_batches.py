@@ -43,9 +43,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parents[3]
 SCHEMAS = ("ref", "ods", "dwd", "dws", "ads")
@@ -94,14 +94,32 @@ def prepare_work(root: Path, schema: str, generated: Path, hudi_jar: Path) -> Wo
     root = Path(root)
     (root / "profiles").mkdir(parents=True)
     (root / "landing").mkdir()
-    (root / "work.json").write_text(json.dumps({"schema": schema, "generated": str(Path(generated).resolve())}))
-    (root / "profiles" / "profiles.yml").write_text(yaml.safe_dump({"adlake": {"target": "local", "outputs": {
-        "local": {"type": "lakehouse", "method": "session", "schema": schema,
-                  "lake_dir": str((root / "lake").resolve()), "hudi_jar": str(hudi_jar), "threads": 1}}}}))
+    (root / "work.json").write_text(
+        json.dumps({"schema": schema, "generated": str(Path(generated).resolve())})
+    )
+    (root / "profiles" / "profiles.yml").write_text(
+        yaml.safe_dump(
+            {
+                "adlake": {
+                    "target": "local",
+                    "outputs": {
+                        "local": {
+                            "type": "lakehouse",
+                            "method": "session",
+                            "schema": schema,
+                            "lake_dir": str((root / "lake").resolve()),
+                            "hudi_jar": str(hudi_jar),
+                            "threads": 1,
+                        }
+                    },
+                }
+            }
+        )
+    )
     return Work(root)
 
 
-def landed_line_counts(landing: Path) -> Dict[str, int]:
+def landed_line_counts(landing: Path) -> dict[str, int]:
     """`<feed>/<path>` -> lines, for each file landed in the append feeds, counted
     as the project's landed_lines does (lines end at LF; a final LF ends the
     last line; an empty file has none; a last line without LF counts)."""
@@ -116,7 +134,7 @@ def landed_line_counts(landing: Path) -> Dict[str, int]:
     return counts
 
 
-def parse_digest(output: str) -> Tuple[Dict[str, Tuple[int, int]], Dict[str, int]]:
+def parse_digest(output: str) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
     """The DIGEST and LANDED lines of a child's output."""
     digests, landed = {}, {}
     for line in output.splitlines():
@@ -147,13 +165,13 @@ def print_digest(work: Work) -> None:
         schema = f"{work.schema}_{layer}"
         for table in sorted(_user_tables(spark, schema)):
             name = f"{schema}.{table}"
-            parts: List[str] = []
-            for field in spark.table(name).schema.fields:
-                column = field.name
+            parts: list[str] = []
+            for struct_field in spark.table(name).schema.fields:
+                column = struct_field.name
                 if column.startswith("_hoodie_") or column in RUN_TIME_COLUMNS:
                     continue
                 value = f"`{column}`"
-                if field.dataType.typeName() == "string":
+                if struct_field.dataType.typeName() == "string":
                     for prefix in prefixes:
                         value = f"replace({value}, '{prefix}', '<landing>')"
                 parts += [value, f"`{column}` is null"]
@@ -161,7 +179,7 @@ def print_digest(work: Work) -> None:
                 f"select count(*), coalesce(sum(cast(xxhash64({', '.join(parts)}) as decimal(38, 0))), 0) from {name}"
             ).collect()[0]
             print("DIGEST", name, row[0], row[1], flush=True)
-    for feed, table in FEED_TABLES.items():
+    for table in FEED_TABLES.values():
         rows = spark.sql(
             f"select source_file, count(*) from {work.schema}_ods.{table} group by source_file"
         ).collect()
@@ -184,10 +202,10 @@ COMPLETED = re.compile(r"^(\d+)_(\d+)\.([a-z]+)$")
 PENDING = re.compile(r"^(\d+)\.(?:([a-z]+)\.)?(requested|inflight)$")
 
 
-def timeline(table_dir: Path) -> Tuple[Dict[str, str], Dict[str, Tuple[str, str]]]:
+def timeline(table_dir: Path) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
     """(completed {instant: action}, pending {instant: (action, state)}) of a Hudi table."""
-    completed: Dict[str, str] = {}
-    started: Dict[str, Tuple[str, str]] = {}
+    completed: dict[str, str] = {}
+    started: dict[str, tuple[str, str]] = {}
     try:
         names = os.listdir(table_dir / ".hoodie" / "timeline")
     except FileNotFoundError:
@@ -199,13 +217,17 @@ def timeline(table_dir: Path) -> Tuple[Dict[str, str], Dict[str, Tuple[str, str]
             continue
         pending = PENDING.match(name)
         if pending:
-            instant, action, state = pending.group(1), pending.group(2) or "commit", pending.group(3)
+            instant, action, state = (
+                pending.group(1),
+                pending.group(2) or "commit",
+                pending.group(3),
+            )
             if state == "inflight" or instant not in started:
                 started[instant] = (action, state)
     return completed, {i: a for i, a in started.items() if i not in completed}
 
 
-def folder_entries(folder: Path) -> FrozenSet[Tuple[str, int]]:
+def folder_entries(folder: Path) -> frozenset[tuple[str, int]]:
     """The names and modification times of a folder's entries (empty if it does not exist)."""
     try:
         with os.scandir(folder) as entries:
@@ -219,15 +241,15 @@ class LakeState:
     """What a child's lake holds at one moment: each Hudi table's completed and
     pending instants, and the entries of each scratch folder."""
 
-    completed: Dict[str, Dict[str, str]]
-    pending: Dict[str, Dict[str, Tuple[str, str]]]
-    scratch: Dict[str, FrozenSet[Tuple[str, int]]]
+    completed: dict[str, dict[str, str]]
+    pending: dict[str, dict[str, tuple[str, str]]]
+    scratch: dict[str, frozenset[tuple[str, int]]]
 
 
 def lake_state(work: Work) -> LakeState:
     completed, pending, scratch = {}, {}, {}
     for schema_dir in sorted((work.lake / "warehouse").glob(f"{work.schema}_*.db")):
-        layer = schema_dir.name[len(work.schema) + 1:-3]
+        layer = schema_dir.name[len(work.schema) + 1 : -3]
         for table_dir in sorted(p for p in schema_dir.iterdir() if p.is_dir()):
             name = f"{layer}.{table_dir.name}"
             if "__lakehouse_" in table_dir.name:
@@ -237,25 +259,29 @@ def lake_state(work: Work) -> LakeState:
     return LakeState(completed, pending, scratch)
 
 
-def new_pending(work: Work, armed: LakeState, table: str, action: str) -> List[str]:
+def new_pending(work: Work, armed: LakeState, table: str, action: str) -> list[str]:
     """Instants of `action` on `table` (layer.name) pending now that were not when armed."""
     layer, name = table.split(".")
     _, pending = timeline(work.table_dir(layer, name))
     before = armed.pending.get(table, {})
-    return sorted(f"{i}.{a}.{s}" for i, (a, s) in pending.items() if a == action and i not in before)
+    return sorted(
+        f"{i}.{a}.{s}" for i, (a, s) in pending.items() if a == action and i not in before
+    )
 
 
-def new_completed(work: Work, armed: LakeState, table: str) -> List[str]:
+def new_completed(work: Work, armed: LakeState, table: str) -> list[str]:
     layer, name = table.split(".")
     completed, _ = timeline(work.table_dir(layer, name))
     before = armed.completed.get(table, {})
     return sorted(f"{i}.{a}" for i, a in completed.items() if i not in before)
 
 
-def scratch_written(work: Work, armed: LakeState, layer: str, prefix: str) -> List[str]:
+def scratch_written(work: Work, armed: LakeState, layer: str, prefix: str) -> list[str]:
     """Scratch folders of `layer` whose names start with `prefix`, written since armed."""
     found = []
-    for folder in sorted((work.lake / "warehouse" / f"{work.schema}_{layer}.db").glob(prefix + "*")):
+    for folder in sorted(
+        (work.lake / "warehouse" / f"{work.schema}_{layer}.db").glob(prefix + "*")
+    ):
         name = f"{layer}.{folder.name}"
         if folder_entries(folder) - armed.scratch.get(name, frozenset()):
             found.append(name)
@@ -270,7 +296,7 @@ class KillPoint:
 
     name: str
     description: str
-    reached: Callable[[Work, LakeState], Optional[str]]
+    reached: Callable[[Work, LakeState], str | None]
     held: Callable[[Work, LakeState, str], bool]
 
 
@@ -278,13 +304,17 @@ DWD = "dwd.dwd_billing_events"
 DWS = "dws.dws_spend_hourly"
 
 
-def _first(found: List[str]) -> Optional[str]:
+def _first(found: list[str]) -> str | None:
     return found[0] if found else None
 
 
-def _pending_point(name: str, description: str, table: str, action: str, states: Tuple[str, ...]) -> KillPoint:
-    def reached(work: Work, armed: LakeState) -> Optional[str]:
-        return _first([f"{table} {p}" for p in new_pending(work, armed, table, action) if p.endswith(states)])
+def _pending_point(
+    name: str, description: str, table: str, action: str, states: tuple[str, ...]
+) -> KillPoint:
+    def reached(work: Work, armed: LakeState) -> str | None:
+        return _first(
+            [f"{table} {p}" for p in new_pending(work, armed, table, action) if p.endswith(states)]
+        )
 
     def held(work: Work, armed: LakeState, seen: str) -> bool:
         instant = seen.split(" ")[-1].split(".")[0]
@@ -293,36 +323,63 @@ def _pending_point(name: str, description: str, table: str, action: str, states:
     return KillPoint(name, description, reached, held)
 
 
-def _between_layers(work: Work, armed: LakeState) -> Optional[str]:
+def _between_layers(work: Work, armed: LakeState) -> str | None:
     written = scratch_written(work, armed, "dws", "dws_spend_hourly__lakehouse_")
-    if written and not any(new_pending(work, armed, DWD, a) for a in ("deltacommit", "compaction", "clean")):
+    if written and not any(
+        new_pending(work, armed, DWD, a) for a in ("deltacommit", "compaction", "clean")
+    ):
         return written[0]
     return None
 
 
-POINTS: Dict[str, KillPoint] = {point.name: point for point in [
-    KillPoint(
-        "before_dwd_commit", "DWD staged its batch (scratch dwd_billing_events__lakehouse_batch written), no commit begun",
-        lambda work, armed: _first(scratch_written(work, armed, "dwd", "dwd_billing_events__lakehouse_batch")),
-        lambda work, armed, seen: not new_completed(work, armed, DWD)
-        and not new_pending(work, armed, DWD, "deltacommit"),
-    ),
-    _pending_point("during_dwd_commit", "a delta commit of dwd_billing_events in flight",
-                   DWD, "deltacommit", ("inflight",)),
-    _pending_point("during_compaction", "an inline compaction of dwd_billing_events in flight",
-                   DWD, "compaction", ("inflight",)),
-    _pending_point("during_clean", "a clean of dwd_billing_events planned or in flight",
-                   DWD, "clean", ("requested", "inflight")),
-    KillPoint(
-        "between_layers", "DWD's write done, DWS begun reading it (a dws_spend_hourly scratch written), no DWS commit",
-        _between_layers,
-        lambda work, armed, seen: not new_completed(work, armed, DWS)
-        and not new_pending(work, armed, DWS, "commit"),
-    ),
-]}
+POINTS: dict[str, KillPoint] = {
+    point.name: point
+    for point in [
+        KillPoint(
+            "before_dwd_commit",
+            "DWD staged its batch (scratch dwd_billing_events__lakehouse_batch written), no commit begun",
+            lambda work, armed: _first(
+                scratch_written(work, armed, "dwd", "dwd_billing_events__lakehouse_batch")
+            ),
+            lambda work, armed, seen: (
+                not new_completed(work, armed, DWD)
+                and not new_pending(work, armed, DWD, "deltacommit")
+            ),
+        ),
+        _pending_point(
+            "during_dwd_commit",
+            "a delta commit of dwd_billing_events in flight",
+            DWD,
+            "deltacommit",
+            ("inflight",),
+        ),
+        _pending_point(
+            "during_compaction",
+            "an inline compaction of dwd_billing_events in flight",
+            DWD,
+            "compaction",
+            ("inflight",),
+        ),
+        _pending_point(
+            "during_clean",
+            "a clean of dwd_billing_events planned or in flight",
+            DWD,
+            "clean",
+            ("requested", "inflight"),
+        ),
+        KillPoint(
+            "between_layers",
+            "DWD's write done, DWS begun reading it (a dws_spend_hourly scratch written), no DWS commit",
+            _between_layers,
+            lambda work, armed, seen: (
+                not new_completed(work, armed, DWS) and not new_pending(work, armed, DWS, "commit")
+            ),
+        ),
+    ]
+}
 
 
-def in_flight(work: Work, armed: Optional[LakeState] = None, running: Optional[str] = None) -> List[str]:
+def in_flight(work: Work, armed: LakeState | None = None, running: str | None = None) -> list[str]:
     """What a lake shows in flight: every pending instant (marked when it was
     pending already when armed, i.e. left by an earlier kill), and the scratch
     folders of the `running` model (schema.name) written since armed."""
@@ -331,11 +388,16 @@ def in_flight(work: Work, armed: Optional[LakeState] = None, running: Optional[s
     for table, pending in sorted(state.pending.items()):
         for instant, (action, status) in sorted(pending.items()):
             old = armed is not None and instant in armed.pending.get(table, {})
-            found.append(f"{table} {instant}.{action}.{status}" + (" (left by an earlier kill)" if old else ""))
+            found.append(
+                f"{table} {instant}.{action}.{status}"
+                + (" (left by an earlier kill)" if old else "")
+            )
     if armed is not None and running:
         model = running.split(".")[-1] + "__lakehouse_"
         for name, entries in sorted(state.scratch.items()):
-            if name.split(".")[-1].startswith(model) and entries - armed.scratch.get(name, frozenset()):
+            if name.split(".")[-1].startswith(model) and entries - armed.scratch.get(
+                name, frozenset()
+            ):
                 found.append(f"scratch {name} written")
     return found
 
@@ -343,7 +405,7 @@ def in_flight(work: Work, armed: Optional[LakeState] = None, running: Optional[s
 RUNNING = re.compile(r"\d+ of \d+ START (?:\S+ )*?(?:model|file|test) (\S+) ")
 
 
-def running_node(output: str) -> Optional[str]:
+def running_node(output: str) -> str | None:
     """The node dbt started last, by its console lines."""
     started = RUNNING.findall(output)
     return started[-1] if started else None
@@ -359,11 +421,13 @@ class Child:
         with self.log.open("w") as out:
             self.process = subprocess.Popen(
                 [sys.executable, str(HELPER), str(work.root), str(first), str(last), *options],
-                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         self.started = time.monotonic()
 
-    def __enter__(self) -> "Child":
+    def __enter__(self) -> Child:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -374,7 +438,9 @@ class Child:
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
-    def wait_for(self, condition: Callable[[], Optional[str]], timeout: float, poll: float = 0.01) -> Optional[str]:
+    def wait_for(
+        self, condition: Callable[[], str | None], timeout: float, poll: float = 0.01
+    ) -> str | None:
         """Polls `condition` until it returns what it saw; None if the child ended
         first. Raises TimeoutError (the child killed) after `timeout` s."""
         deadline = time.monotonic() + timeout
@@ -410,13 +476,13 @@ class Child:
     def tail(self, lines: int = 60) -> str:
         return "\n".join(self.output().splitlines()[-lines:])
 
-    def batches_done(self) -> List[int]:
+    def batches_done(self) -> list[int]:
         return [int(m.group(1)) for m in DONE.finditer(self.output())]
 
-    def done_times(self) -> Dict[int, float]:
+    def done_times(self) -> dict[int, float]:
         return {int(m.group(1)): float(m.group(2)) for m in DONE.finditer(self.output())}
 
-    def ready_time(self) -> Optional[float]:
+    def ready_time(self) -> float | None:
         found = READY.search(self.output())
         return float(found.group(1)) if found else None
 
@@ -427,19 +493,21 @@ class ChainFailed(Exception):
 
 @dataclass
 class Kill:
-    label: str            # the kill point's name, or "random"
-    batch: int            # the batch the killed child was building
-    after: float          # seconds from the child's start to the kill
-    seen: str = ""        # what the kill point saw
-    in_flight: List[str] = field(default_factory=list)
-    running: Optional[str] = None
-    held: Optional[bool] = None  # named points: the lake shows the kill at the point
+    label: str  # the kill point's name, or "random"
+    batch: int  # the batch the killed child was building
+    after: float  # seconds from the child's start to the kill
+    seen: str = ""  # what the kill point saw
+    in_flight: list[str] = field(default_factory=list)
+    running: str | None = None
+    held: bool | None = None  # named points: the lake shows the kill at the point
 
     def describe(self) -> str:
         held = "" if self.held is None else (" at the point" if self.held else " PAST THE POINT")
-        return (f"{self.label} in batch {self.batch} after {self.after:.1f} s{held}"
-                + (f"; saw {self.seen}" if self.seen else "")
-                + f"; running {self.running or '-'}; in flight: {', '.join(self.in_flight) or 'nothing'}")
+        return (
+            f"{self.label} in batch {self.batch} after {self.after:.1f} s{held}"
+            + (f"; saw {self.seen}" if self.seen else "")
+            + f"; running {self.running or '-'}; in flight: {', '.join(self.in_flight) or 'nothing'}"
+        )
 
 
 class Chain:
@@ -447,15 +515,17 @@ class Chain:
     killed: each child starts at the first batch not done yet (a killed batch
     runs again, at once)."""
 
-    def __init__(self, work: Work, last: int, options: List[str], first: int = 1) -> None:
+    def __init__(self, work: Work, last: int, options: list[str], first: int = 1) -> None:
         self.work, self.last, self.options = work, last, list(options)
         self.next = first
-        self.kills: List[Kill] = []
+        self.kills: list[Kill] = []
         self.children = 0
 
     def _start(self, *extra: str) -> Child:
         self.children += 1
-        return Child(self.work, self.next, self.last, *self.options, *extra, tag=f"{self.children:02d}")
+        return Child(
+            self.work, self.next, self.last, *self.options, *extra, tag=f"{self.children:02d}"
+        )
 
     def _advance(self, child: Child) -> None:
         done = child.batches_done()
@@ -473,17 +543,26 @@ class Chain:
             except TimeoutError as exc:
                 raise ChainFailed(f"{point.name}: {exc}:\n{child.tail()}") from exc
             if child.process.poll() is not None:
-                raise ChainFailed(f"the run ended (exit {child.process.returncode}) before {point.name} "
-                                  f"({point.description}):\n{child.tail()}")
+                raise ChainFailed(
+                    f"the run ended (exit {child.process.returncode}) before {point.name} "
+                    f"({point.description}):\n{child.tail()}"
+                )
             child.kill()
         running = running_node(child.output())
-        kill = Kill(point.name, self.next + len(child.batches_done()), child.elapsed(), seen,
-                    in_flight(self.work, armed, running), running, point.held(self.work, armed, seen))
+        kill = Kill(
+            point.name,
+            self.next + len(child.batches_done()),
+            child.elapsed(),
+            seen,
+            in_flight(self.work, armed, running),
+            running,
+            point.held(self.work, armed, seen),
+        )
         self._advance(child)
         self.kills.append(kill)
         return kill
 
-    def kill_after(self, delay: float) -> Optional[Kill]:
+    def kill_after(self, delay: float) -> Kill | None:
         """A child killed `delay` s after its start; None if it ended before."""
         if self.next > self.last:
             return None
@@ -495,8 +574,14 @@ class Chain:
                 pass
         if child.process.returncode == -signal.SIGKILL:
             running = running_node(child.output())
-            kill = Kill("random", self.next + len(child.batches_done()), child.elapsed(), "",
-                        in_flight(self.work, armed, running), running)
+            kill = Kill(
+                "random",
+                self.next + len(child.batches_done()),
+                child.elapsed(),
+                "",
+                in_flight(self.work, armed, running),
+                running,
+            )
             self._advance(child)
             self.kills.append(kill)
             return kill
@@ -509,14 +594,18 @@ class Chain:
         """Runs the batches left (none: just the extra work, e.g. --digest) to the end."""
         first = min(self.next, self.last)
         self.children += 1
-        with Child(self.work, first, self.last, *self.options, *extra, tag=f"{self.children:02d}") as child:
+        with Child(
+            self.work, first, self.last, *self.options, *extra, tag=f"{self.children:02d}"
+        ) as child:
             if child.finish() != 0:
                 raise ChainFailed(f"the run after the kills failed:\n{child.tail()}")
         self.next = self.last + 1
         return child
 
 
-def compare_digests(expected: Dict[str, Tuple[int, int]], actual: Dict[str, Tuple[int, int]]) -> List[str]:
+def compare_digests(
+    expected: dict[str, tuple[int, int]], actual: dict[str, tuple[int, int]]
+) -> list[str]:
     """The tables whose rows differ, as readable lines (empty: equal)."""
     problems = []
     for table in sorted(set(expected) | set(actual)):
@@ -525,12 +614,14 @@ def compare_digests(expected: Dict[str, Tuple[int, int]], actual: Dict[str, Tupl
         elif table not in expected:
             problems.append(f"{table}: not in the reference ({actual[table][0]} rows)")
         elif expected[table] != actual[table]:
-            problems.append(f"{table}: {actual[table][0]} rows, hash {actual[table][1]}; "
-                            f"reference {expected[table][0]} rows, hash {expected[table][1]}")
+            problems.append(
+                f"{table}: {actual[table][0]} rows, hash {actual[table][1]}; "
+                f"reference {expected[table][0]} rows, hash {expected[table][1]}"
+            )
     return problems
 
 
-def check_landed(work: Work, landed: Dict[str, int]) -> List[str]:
+def check_landed(work: Work, landed: dict[str, int]) -> list[str]:
     """Each landed file of the append feeds against its rows in ODS (lost: fewer; read twice: more)."""
     on_disk = landed_line_counts(work.landing)
     problems = []
@@ -539,8 +630,10 @@ def check_landed(work: Work, landed: Dict[str, int]) -> List[str]:
         if lines is None:
             problems.append(f"{path}: {rows} rows in ODS, no such landed file")
         elif rows != lines:
-            problems.append(f"{path}: {lines} lines landed, {rows} rows in ODS"
-                            + (" (read twice)" if rows > lines else " (lost)"))
+            problems.append(
+                f"{path}: {lines} lines landed, {rows} rows in ODS"
+                + (" (read twice)" if rows > lines else " (lost)")
+            )
     return problems
 
 
@@ -550,7 +643,9 @@ def main() -> None:
     parser.add_argument("first", type=int)
     parser.add_argument("last", type=int)
     parser.add_argument("--vars", default="{}", help="project vars (JSON) for every build")
-    parser.add_argument("--no-tests", action="store_true", help="leave the data tests out of each build")
+    parser.add_argument(
+        "--no-tests", action="store_true", help="leave the data tests out of each build"
+    )
     parser.add_argument("--digest", action="store_true")
     args = parser.parse_args()
     work = Work(args.work)
@@ -568,9 +663,19 @@ def main() -> None:
 
     for batch in range(args.first, args.last + 1):
         landing.land_batch(work.generated, work.landing, batch)
-        command = ["build", "--project-dir", str(REPO), "--profiles-dir", str(work.profiles),
-                   "--target-path", str(work.root / "target"), "--log-path", str(work.root / "logs"),
-                   "--vars", args.vars]
+        command = [
+            "build",
+            "--project-dir",
+            str(REPO),
+            "--profiles-dir",
+            str(work.profiles),
+            "--target-path",
+            str(work.root / "target"),
+            "--log-path",
+            str(work.root / "logs"),
+            "--vars",
+            args.vars,
+        ]
         if args.no_tests:
             command += ["--exclude-resource-type", "test"]
         result = dbtRunner(callbacks=[on_event]).invoke(command)

@@ -12,18 +12,32 @@ from tests.functional.conftest import failures
     [
         # Parsing the config (adapter.hudi_config): a top-level value, ...
         ("table_type='merge_on_read'", ["bad_model", "table_type", "merge_on_read", "cow, mor"]),
-        ("hudi_options={'precombineKey': 'v'}", ["bad_model", "hudi_options", "precombineKey", "hoodie."]),
+        (
+            "hudi_options={'precombineKey': 'v'}",
+            ["bad_model", "hudi_options", "precombineKey", "hoodie."],
+        ),
         # ... a value inside a nested block, ...
-        ("table_type='mor', unique_key='id', compaction={'trigger': 'daily'}",
-         ["bad_model", "compaction.trigger", "daily", "num_commits, time_elapsed, num_and_time, num_or_time"]),
+        (
+            "table_type='mor', unique_key='id', compaction={'trigger': 'daily'}",
+            [
+                "bad_model",
+                "compaction.trigger",
+                "daily",
+                "num_commits, time_elapsed, num_and_time, num_or_time",
+            ],
+        ),
         # ... and dbt-spark's options disagreeing with the typed config.
-        ("unique_key='id', options={'primaryKey': 'v'}",
-         ["bad_model", "options.primaryKey", "'v'", "unique_key = 'id'", "Set it in one place"]),
+        (
+            "unique_key='id', options={'primaryKey': 'v'}",
+            ["bad_model", "options.primaryKey", "'v'", "unique_key = 'id'", "Set it in one place"],
+        ),
         # The strategy, once the materialization picks it.
         ("incremental_strategy='merge'", ["bad_model", "unique_key", "merge"]),
         # The key columns, against what the model's SELECT outputs (id, v).
-        ("unique_key='id', precombine_key='updated_at'",
-         ["bad_model", "precombine_key", "updated_at", "it outputs: id, v"]),
+        (
+            "unique_key='id', precombine_key='updated_at'",
+            ["bad_model", "precombine_key", "updated_at", "it outputs: id, v"],
+        ),
     ],
 )
 def test_bad_config_is_refused_with_a_clear_message(project, config, expected):

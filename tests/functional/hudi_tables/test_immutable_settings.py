@@ -7,12 +7,27 @@ from tests.functional.conftest import failures
 BASE = "materialized='incremental', table_type='mor', unique_key='id', precombine_key='v', partition_by='p'"
 
 
-@pytest.mark.parametrize("changed,key", [
-    ("materialized='incremental', table_type='cow', unique_key='id', precombine_key='v', partition_by='p'", "table_type"),
-    ("materialized='incremental', table_type='mor', unique_key='k', precombine_key='v', partition_by='p'", "unique_key"),
-    ("materialized='incremental', table_type='mor', unique_key='id', precombine_key='k', partition_by='p'", "precombine_key"),
-    ("materialized='incremental', table_type='mor', unique_key='id', precombine_key='v'", "partition_by"),
-])
+@pytest.mark.parametrize(
+    "changed,key",
+    [
+        (
+            "materialized='incremental', table_type='cow', unique_key='id', precombine_key='v', partition_by='p'",
+            "table_type",
+        ),
+        (
+            "materialized='incremental', table_type='mor', unique_key='k', precombine_key='v', partition_by='p'",
+            "unique_key",
+        ),
+        (
+            "materialized='incremental', table_type='mor', unique_key='id', precombine_key='k', partition_by='p'",
+            "precombine_key",
+        ),
+        (
+            "materialized='incremental', table_type='mor', unique_key='id', precombine_key='v'",
+            "partition_by",
+        ),
+    ],
+)
 def test_changed_layout_is_refused_and_table_untouched(project, changed, key):
     sql = "select * from (values (1, 'a', 1, 'x')) as t(id, k, v, p)"
     project.model("t", f"{{{{ config({BASE}) }}}}\n{sql}")

@@ -15,7 +15,9 @@ from tests.functional.conftest import spark
 
 
 def test_files_get_the_permissions_hadoop_gives_them_without_chmod(project, tmp_path):
-    project.model("events", "{{ config(materialized='table', unique_key='id') }} select 1 as id, 'a' as v")
+    project.model(
+        "events", "{{ config(materialized='table', unique_key='id') }} select 1 as id, 'a' as v"
+    )
     project.dbt("run")  # starts the embedded session
     assert project.scalar("select count(*) from {schema}.events") == 1
 
@@ -24,19 +26,25 @@ def test_files_get_the_permissions_hadoop_gives_them_without_chmod(project, tmp_
     conf = spark().sparkContext._jsc.hadoopConfiguration()
     local = hadoop.fs.FileSystem.get(jvm.java.net.URI("file:///"), conf)
     assert local.getClass().getName() == "lakehouse.hadoop.NioLocalFileSystem"
-    assert local.getRawFileSystem().getClass().getName() == "lakehouse.hadoop.NioLocalFileSystem$Raw"
+    assert (
+        local.getRawFileSystem().getClass().getName() == "lakehouse.hadoop.NioLocalFileSystem$Raw"
+    )
 
     def mode(path) -> int:
         return stat.S_IMODE(os.stat(path).st_mode)
 
-    umask = hadoop.fs.permission.FsPermission.getUMask(conf).toShort()  # Hadoop's, not the process's
+    umask = hadoop.fs.permission.FsPermission.getUMask(
+        conf
+    ).toShort()  # Hadoop's, not the process's
     permission = hadoop.fs.permission.FsPermission.createImmutable
     folder = tmp_path / "made_by_hadoop"
     assert local.mkdirs(hadoop.fs.Path(str(folder)), permission(0o751))
     assert mode(folder) == 0o751 & ~umask
 
     written = folder / "part-0.txt"
-    out = local.create(hadoop.fs.Path(str(written)), permission(0o640), True, 4096, 1, 1 << 20, None)
+    out = local.create(
+        hadoop.fs.Path(str(written)), permission(0o640), True, 4096, 1, 1 << 20, None
+    )
     out.write(bytearray(b"hello"))
     out.close()
     assert written.read_bytes() == b"hello"
@@ -69,12 +77,20 @@ def test_files_get_the_permissions_hadoop_gives_them_without_chmod(project, tmp_
 
     raw = local.getRawFileSystem()
     assert_status_of(written, raw.getFileStatus(hadoop.fs.Path(str(written))))
-    assert_status_of(folder, raw.getFileStatus(hadoop.fs.Path(str(folder))))  # the sticky bit read back
-    listed = {status.getPath().getName(): status for status in raw.listStatus(hadoop.fs.Path(str(folder)))}
+    assert_status_of(
+        folder, raw.getFileStatus(hadoop.fs.Path(str(folder)))
+    )  # the sticky bit read back
+    listed = {
+        status.getPath().getName(): status for status in raw.listStatus(hadoop.fs.Path(str(folder)))
+    }
     assert set(listed) == {"part-0.txt", ".part-0.txt.crc"}
     assert_status_of(written, listed["part-0.txt"])
-    assert_status_of(written, raw.listStatus(hadoop.fs.Path(str(written)))[0])  # a file's own listing
-    assert [s.getPath().getName() for s in local.listStatus(hadoop.fs.Path(str(folder)))] == ["part-0.txt"]
+    assert_status_of(
+        written, raw.listStatus(hadoop.fs.Path(str(written)))[0]
+    )  # a file's own listing
+    assert [s.getPath().getName() for s in local.listStatus(hadoop.fs.Path(str(folder)))] == [
+        "part-0.txt"
+    ]
     assert_status_of(written, raw.getFileLinkStatus(hadoop.fs.Path(str(written))))
     missing = hadoop.fs.Path(str(folder / "missing"))
     assert not local.exists(missing)

@@ -32,7 +32,9 @@ def test_late_older_version_does_not_overwrite(project, table_type, strategy):
     project.model("events", MODEL.format(table_type=table_type, strategy=strategy))
     project.dbt("run", "--vars", "{batch: 1}")
     # Within one batch, duplicates of a key collapse to the highest version.
-    assert project.rows("select event_id, version, cost_micros from {schema}.events order by 1") == [
+    assert project.rows(
+        "select event_id, version, cost_micros from {schema}.events order by 1"
+    ) == [
         ("e1", 1, 100),
         ("e2", 3, 300),
     ]

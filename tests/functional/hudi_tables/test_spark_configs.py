@@ -14,12 +14,15 @@ BATCHES = """
     where batch = {{ var('batch') }}
 """
 
-DBT_SPARK_STYLE = """
+DBT_SPARK_STYLE = (
+    """
     {{ config(materialized='incremental', file_format='hudi', incremental_strategy='merge',
               options={'type': 'mor', 'primaryKey': 'id', 'preCombineField': 'ts',
                        'hoodie.table.cdc.enabled': 'true',
                        'hoodie.table.cdc.supplemental.logging.mode': 'DATA_BEFORE_AFTER'}) }}
-""" + BATCHES
+"""
+    + BATCHES
+)
 
 
 def test_dbt_spark_options_set_type_keys_ordering_and_cdc(project):
@@ -34,21 +37,27 @@ def test_dbt_spark_options_set_type_keys_ordering_and_cdc(project):
     assert props["hoodie.table.cdc.enabled"] == "true"
     assert [a for _, _, a in project.completed_instants("events")] == ["deltacommit", "deltacommit"]
     # The older version of id 1 lost to the stored one.
-    assert [tuple(r) for r in project.rows("select id, ts, amount from {schema}.events order by id")] == [
-        (1, 5, 500), (2, 2, 200), (3, 1, 300)]
+    assert [
+        tuple(r) for r in project.rows("select id, ts, amount from {schema}.events order by id")
+    ] == [(1, 5, 500), (2, 2, 200), (3, 1, 300)]
     # CDC is on: Hudi's change feed reads (it refused non-CDC tables before).
     inserted = project.rows(
         "select cast(get_json_object(after, '$.id') as int) as id "
-        "from hudi_table_changes('{schema}.events', 'cdc', 'earliest') where op = 'i' order by id")
+        "from hudi_table_changes('{schema}.events', 'cdc', 'earliest') where op = 'i' order by id"
+    )
     assert [r[0] for r in inserted] == [1, 2, 3]
 
 
 def test_hudi_docs_tblproperties_and_a_misspelt_option(project):
-    project.model("events", """
+    project.model(
+        "events",
+        """
         {{ config(materialized='incremental', unique_key='id',
                   options={'precombineKey': 'ts'},
                   tblproperties={'owner_team': 'billing', 'type': 'mor'}) }}
-    """ + BATCHES)
+    """
+        + BATCHES,
+    )
     project.dbt("run", "--vars", "{batch: 1}")
     project.dbt("run", "--vars", "{batch: 2}")
 
@@ -65,16 +74,32 @@ def test_hudi_docs_tblproperties_and_a_misspelt_option(project):
 
 
 def test_disagreeing_and_unknown_options_stop_before_writing(project):
-    project.model("conflict", """
+    project.model(
+        "conflict",
+        """
         {{ config(materialized='incremental', unique_key='id', options={'primaryKey': 'amount'}) }}
-    """ + BATCHES)
-    project.model("unknown", """
+    """
+        + BATCHES,
+    )
+    project.model(
+        "unknown",
+        """
         {{ config(materialized='incremental', unique_key='id', options={'recordkey_field': 'id'}) }}
-    """ + BATCHES)
+    """
+        + BATCHES,
+    )
     result = project.dbt("run", "--vars", "{batch: 1}", expect_ok=False)
     messages = " ".join(failures(result))
-    for fragment in ("conflict", "options.primaryKey", "'amount'", "unique_key", "'id'",
-                     "unknown", "recordkey_field", "preCombineField"):
+    for fragment in (
+        "conflict",
+        "options.primaryKey",
+        "'amount'",
+        "unique_key",
+        "'id'",
+        "unknown",
+        "recordkey_field",
+        "preCombineField",
+    ):
         assert fragment in messages, f"{fragment!r} missing from: {messages}"
     assert not project.table_dir("conflict").exists()
     assert not project.table_dir("unknown").exists()
@@ -82,16 +107,23 @@ def test_disagreeing_and_unknown_options_stop_before_writing(project):
 
 def test_location_root_and_hooks(project, tmp_path):
     root = tmp_path / "elsewhere"
-    project.model("audit", """
+    project.model(
+        "audit",
+        """
         {{ config(materialized='table', unique_key='id') }}
         select 0 as id, 'start' as step
-    """)
-    project.model("events", f"""
+    """,
+    )
+    project.model(
+        "events",
+        f"""
         {{{{ config(materialized='incremental', unique_key='id', precombine_key='ts',
                   location_root='{root}',
                   pre_hook="insert into {{{{ ref('audit') }}}} select 1, 'pre'",
                   post_hook="insert into {{{{ ref('audit') }}}} select (select count(*) from {{{{ this }}}}) + 10, 'post'") }}}}
-    """ + BATCHES)
+    """
+        + BATCHES,
+    )
     project.dbt("run", "--select", "audit")
     project.dbt("run", "--select", "events", "--vars", "{batch: 1}")
 
@@ -100,4 +132,7 @@ def test_location_root_and_hooks(project, tmp_path):
     assert not project.table_dir("events").exists()
     # The pre-hook ran before the write, the post-hook after it (it saw 2 rows).
     assert [tuple(r) for r in project.rows("select id, step from {schema}.audit order by id")] == [
-        (0, "start"), (1, "pre"), (12, "post")]
+        (0, "start"),
+        (1, "pre"),
+        (12, "post"),
+    ]

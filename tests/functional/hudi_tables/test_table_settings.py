@@ -8,8 +8,10 @@ def parquet_codec(path) -> str:
     its footer by the parquet library Spark carries."""
     jvm = spark()._jvm
     footer = jvm.org.apache.parquet.hadoop.ParquetFileReader.readFooter(
-        spark()._jsc.hadoopConfiguration(), jvm.org.apache.hadoop.fs.Path(str(path)))
+        spark()._jsc.hadoopConfiguration(), jvm.org.apache.hadoop.fs.Path(str(path))
+    )
     return footer.getBlocks().get(0).getColumns().get(0).getCodec().name()
+
 
 EVENTS_MODEL = """
     {{{{ config(
@@ -68,7 +70,9 @@ def test_small_commit_defaults_are_on_the_table_and_hudi_options_override_them(p
         select id, {{{{ var('run') }}}} as v from (values (1), (2)) as t(id)
     """
     project.model("defaults", model.format(options=""))
-    project.model("with_metadata", model.format(options=", hudi_options={'hoodie.metadata.enable': true}"))
+    project.model(
+        "with_metadata", model.format(options=", hudi_options={'hoodie.metadata.enable': true}")
+    )
     project.dbt("run", "--vars", "{run: 1}")
     project.dbt("run", "--vars", "{run: 5}")
 

@@ -41,7 +41,9 @@ def test_a_table_is_rebuilt_only_when_an_upstream_has_a_new_commit(project):
 
 def test_a_table_reading_a_view_is_always_rebuilt(project):
     project.model("events", UPSTREAM)
-    project.model("events_view", "{{ config(materialized='view') }} select * from {{ ref('events') }}")
+    project.model(
+        "events_view", "{{ config(materialized='view') }} select * from {{ ref('events') }}"
+    )
     project.model("totals", TOTALS.format(upstream="events_view", extra=""))
     project.dbt("run")
     built = project.completed_instants("totals")

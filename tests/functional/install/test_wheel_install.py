@@ -19,7 +19,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List
 
 import pytest
 import yaml
@@ -63,7 +62,9 @@ select order_id, customer, amount from {{ ref('orders_incr') }}
 
 SCHEMA_YML = {
     "version": 2,
-    "models": [{"name": "orders_incr", "columns": [{"name": "order_id", "data_tests": ["not_null"]}]}],
+    "models": [
+        {"name": "orders_incr", "columns": [{"name": "order_id", "data_tests": ["not_null"]}]}
+    ],
 }
 
 # What the second build must leave, checked inside that build by a singular
@@ -93,13 +94,13 @@ select 1 as nothing where false
 # --- the installation ---------------------------------------------------------------
 
 
-def run(cmd: List[str], timeout: float, **kwargs) -> subprocess.CompletedProcess:
+def run(cmd: list[str], timeout: float, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(
         [str(c) for c in cmd], capture_output=True, text=True, timeout=timeout, **kwargs
     )
 
 
-def user_env(venv: Path) -> Dict[str, str]:
+def user_env(venv: Path) -> dict[str, str]:
     """The caller's environment minus anything that would point dbt or Spark at this repository."""
     env = {
         key: value
@@ -118,10 +119,13 @@ def wheel(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("wheel")
     source = work / "adapter"
     shutil.copytree(
-        REPO / "adapter", source,
+        REPO / "adapter",
+        source,
         ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__"),
     )
-    result = run([sys.executable, "-m", "pip", "wheel", "--no-deps", source, "-w", work / "dist"], 600)
+    result = run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", source, "-w", work / "dist"], 600
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     (built,) = (work / "dist").glob("dbt_lakehouse-*.whl")
     return built
@@ -134,16 +138,22 @@ def venv(tmp_path_factory, wheel) -> Path:
     result = run([sys.executable, "-m", "venv", path], 300)
     assert result.returncode == 0, result.stderr
     # --no-compile: byte-compiling all of pyspark costs time and proves nothing here.
-    result = run([path / "bin" / "python", "-m", "pip", "install", "--no-compile", wheel],
-                 1800, env=user_env(path))
+    result = run(
+        [path / "bin" / "python", "-m", "pip", "install", "--no-compile", wheel],
+        1800,
+        env=user_env(path),
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     yield path
     shutil.rmtree(path, ignore_errors=True)  # ~1 GB, of no use once the module is done
 
 
 def test_pip_picks_a_spark_3_5_pyspark(venv):
-    result = run([venv / "bin" / "python", "-c", "import pyspark; print(pyspark.__version__)"],
-                 120, env=user_env(venv))
+    result = run(
+        [venv / "bin" / "python", "-c", "import pyspark; print(pyspark.__version__)"],
+        120,
+        env=user_env(venv),
+    )
     assert result.returncode == 0, result.stderr
     assert re.fullmatch(r"3\.5\.\d+", result.stdout.strip()), result.stdout
 
@@ -154,8 +164,11 @@ def test_the_wheel_cannot_be_installed_with_pyspark_4(venv, wheel, tmp_path):
     # read metadata it will throw away.
     constraints = tmp_path / "constraints.txt"
     constraints.write_text("pyspark==4.0.0\n")
-    result = run([venv / "bin" / "python", "-m", "pip", "install", "--dry-run", wheel,
-                  "-c", constraints], 600, env=user_env(venv))
+    result = run(
+        [venv / "bin" / "python", "-m", "pip", "install", "--dry-run", wheel, "-c", constraints],
+        600,
+        env=user_env(venv),
+    )
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
     assert "ResolutionImpossible" in output, output
@@ -166,21 +179,36 @@ def test_the_wheel_cannot_be_installed_with_pyspark_4(venv, wheel, tmp_path):
 
 def test_dbt_init_asks_for_a_lakehouse_profile(venv, tmp_path):
     env = user_env(venv)
-    names = run([venv / "bin" / "python", "-c",
-                 "import json; from dbt.version import _get_adapter_plugin_names as n; print(json.dumps(list(n())))"],
-                120, env=env)
+    names = run(
+        [
+            venv / "bin" / "python",
+            "-c",
+            "import json; from dbt.version import _get_adapter_plugin_names as n; print(json.dumps(list(n())))",
+        ],
+        120,
+        env=env,
+    )
     # The prompt numbers the adapters in this (file-system) order.
     adapters = json.loads(names.stdout)
     assert "lakehouse" in adapters, names.stdout + names.stderr
     profiles = tmp_path / "profiles"
     # Answers: the adapter, method [1] session, lake_dir (default), schema, threads.
     answers = f"{adapters.index('lakehouse') + 1}\n1\n\nanalytics\n2\n"
-    result = run([venv / "bin" / "dbt", "init", "demo", "--profiles-dir", profiles],
-                 300, env=env, cwd=tmp_path, input=answers)
+    result = run(
+        [venv / "bin" / "dbt", "init", "demo", "--profiles-dir", profiles],
+        300,
+        env=env,
+        cwd=tmp_path,
+        input=answers,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     written = yaml.safe_load((profiles / "profiles.yml").read_text())
     assert written["demo"]["outputs"]["dev"] == {
-        "type": "lakehouse", "method": "session", "lake_dir": ".lake", "schema": "analytics", "threads": 2,
+        "type": "lakehouse",
+        "method": "session",
+        "lake_dir": ".lake",
+        "schema": "analytics",
+        "threads": 2,
     }
 
 
@@ -194,14 +222,30 @@ class UserProject:
         self.lake = root / "lake"
         self.schema = "shop"
         for relative, text in {
-            "dbt_project.yml": yaml.safe_dump({
-                "name": "shop", "version": "1.0", "config-version": 2, "profile": "shop",
-                "flags": {"send_anonymous_usage_stats": False, "use_colors": False},
-            }),
-            "profiles.yml": yaml.safe_dump({"shop": {"target": "dev", "outputs": {"dev": {
-                "type": "lakehouse", "method": "session", "schema": self.schema,
-                "lake_dir": str(self.lake),
-            }}}}),
+            "dbt_project.yml": yaml.safe_dump(
+                {
+                    "name": "shop",
+                    "version": "1.0",
+                    "config-version": 2,
+                    "profile": "shop",
+                    "flags": {"send_anonymous_usage_stats": False, "use_colors": False},
+                }
+            ),
+            "profiles.yml": yaml.safe_dump(
+                {
+                    "shop": {
+                        "target": "dev",
+                        "outputs": {
+                            "dev": {
+                                "type": "lakehouse",
+                                "method": "session",
+                                "schema": self.schema,
+                                "lake_dir": str(self.lake),
+                            }
+                        },
+                    }
+                }
+            ),
             "seeds/orders.csv": ORDERS_CSV,
             "models/orders_incr.sql": ORDERS_INCR_SQL,
             "models/customer_totals.sql": CUSTOMER_TOTALS_SQL,
@@ -214,8 +258,15 @@ class UserProject:
             path.write_text(text.lstrip())
 
     def dbt(self, *args: str, flags: tuple = ()) -> str:
-        cmd = [self.venv / "bin" / "dbt", *flags, *args,
-               "--project-dir", self.root, "--profiles-dir", self.root]
+        cmd = [
+            self.venv / "bin" / "dbt",
+            *flags,
+            *args,
+            "--project-dir",
+            self.root,
+            "--profiles-dir",
+            self.root,
+        ]
         result = run(cmd, 900, env=user_env(self.venv), cwd=self.root)
         output = result.stdout + result.stderr
         assert result.returncode == 0, f"dbt {' '.join(args)} failed:\n{output[-6000:]}"
@@ -224,14 +275,17 @@ class UserProject:
     def hoodie(self, table: str) -> Path:
         return self.lake / "warehouse" / f"{self.schema}.db" / table / ".hoodie"
 
-    def properties(self, table: str) -> Dict[str, str]:
+    def properties(self, table: str) -> dict[str, str]:
         lines = (self.hoodie(table) / "hoodie.properties").read_text().splitlines()
-        return dict(line.split("=", 1) for line in lines if "=" in line and not line.startswith("#"))
+        return dict(
+            line.split("=", 1) for line in lines if "=" in line and not line.startswith("#")
+        )
 
-    def completed_writes(self, table: str) -> List[str]:
+    def completed_writes(self, table: str) -> list[str]:
         """Completed commit instants on the table's timeline (Hudi 1.x: <requested>_<completed>.<action>)."""
         return sorted(
-            p.name for p in (self.hoodie(table) / "timeline").iterdir()
+            p.name
+            for p in (self.hoodie(table) / "timeline").iterdir()
             if re.fullmatch(r"\d+_\d+\.(commit|deltacommit)", p.name)
         )
 
@@ -243,10 +297,14 @@ class UserProject:
         return Path(found[-1])
 
 
-def per_user_jar_folders() -> List[Path]:
+def per_user_jar_folders() -> list[Path]:
     """Where the adapter keeps or finds a bundle for this user (see hudi_bundle)."""
-    cache = os.environ.get("LAKEHOUSE_JAR_CACHE") or Path(
-        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dbt-lakehouse" / "jars"
+    cache = (
+        os.environ.get("LAKEHOUSE_JAR_CACHE")
+        or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        / "dbt-lakehouse"
+        / "jars"
+    )
     return [Path(cache), Path.home() / ".m2" / "repository"]
 
 

@@ -19,21 +19,42 @@ def test_the_profile_of_a_batch_splits_its_time_where_it_went(tmp_path):
     profile = tmp_path / "profile.json"
     env = {**os.environ, "LAKEHOUSE_HUDI_JAR": str(hudi_jar())}
     run = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "profile_batch.py"), "--events", "200", "--batches", "2",
-         "--lake", str(tmp_path / "work"), "--vars", SERVICES, "--json", str(profile)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=1800,
+        [
+            sys.executable,
+            str(REPO / "tools" / "profile_batch.py"),
+            "--events",
+            "200",
+            "--batches",
+            "2",
+            "--lake",
+            str(tmp_path / "work"),
+            "--vars",
+            SERVICES,
+            "--json",
+            str(profile),
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "top 12 models:" in run.stdout and "per dbt step:" in run.stdout
     figures = json.loads(profile.read_text())
-    nodes = {node["id"].split(".")[-1]: node for node in figures["nodes"] if node["type"] == "model"}
+    nodes = {
+        node["id"].split(".")[-1]: node for node in figures["nodes"] if node["type"] == "model"
+    }
     models_on_disk = {path.stem for path in (REPO / "models").rglob("*.sql")}
     assert set(nodes) == models_on_disk
 
     # The steps add up to no more than the whole; every part is accounted for.
     steps = figures["steps_s"]
     assert steps["models"] > 0 and steps["tests"] > 0
-    assert sum(seconds for step, seconds in steps.items() if step != "parse") <= figures["landing_to_ads_s"] + 1
+    assert (
+        sum(seconds for step, seconds in steps.items() if step != "parse")
+        <= figures["landing_to_ads_s"] + 1
+    )
 
     dwd = nodes["dwd_billing_events"]
     # Its second delta commit, then the inline compaction of it, on its timeline...

@@ -31,8 +31,14 @@ COMMANDS = [
     ["docs", "generate"],
     # Fails unless the server_side_parameters secret reached dbt's session
     # (compared by its md5, so that the secret is in no command or log line).
-    ["run-operation", "assert_session_setting", "--vars",
-     json.dumps({"expected_md5": hashlib.md5(os.environ["LAKE_TEST_AZURE_KEY"].encode()).hexdigest()})],
+    [
+        "run-operation",
+        "assert_session_setting",
+        "--vars",
+        json.dumps(
+            {"expected_md5": hashlib.md5(os.environ["LAKE_TEST_AZURE_KEY"].encode()).hexdigest()}
+        ),
+    ],
 ]
 
 
@@ -47,7 +53,9 @@ def main() -> None:
 
     spark = SparkSession.getActiveSession() or SparkSession._instantiatedSession
     conf = spark.sparkContext.getConf()
-    report["spark_conf_applied"] = conf.get("spark.hadoop.fs.s3a.secret.key") == os.environ["LAKE_TEST_S3_SECRET"]
+    report["spark_conf_applied"] = (
+        conf.get("spark.hadoop.fs.s3a.secret.key") == os.environ["LAKE_TEST_S3_SECRET"]
+    )
     pid = spark._jvm.java.lang.ProcessHandle.current().pid()
     cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     report["jvm_cmdline_secrets"] = [n for n in names if os.environ[n].encode() in cmdline]

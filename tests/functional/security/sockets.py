@@ -5,12 +5,11 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
-from typing import List, Set, Tuple
 
 LISTEN = "0A"
 
 
-def process_tree(pid: int) -> List[int]:
+def process_tree(pid: int) -> list[int]:
     """pid and its descendants (spark-submit may run the JVM as a child)."""
     found, todo = [], [pid]
     while todo:
@@ -21,7 +20,7 @@ def process_tree(pid: int) -> List[int]:
     return found
 
 
-def _socket_inodes(pid: int) -> Set[str]:
+def _socket_inodes(pid: int) -> set[str]:
     inodes = set()
     for fd in Path(f"/proc/{pid}/fd").iterdir():
         try:
@@ -29,21 +28,21 @@ def _socket_inodes(pid: int) -> Set[str]:
         except OSError:  # closed meanwhile
             continue
         if target.startswith("socket:["):
-            inodes.add(target[len("socket:["):-1])
+            inodes.add(target[len("socket:[") : -1])
     return inodes
 
 
-def _address(hex_address: str) -> Tuple[str, int]:
+def _address(hex_address: str) -> tuple[str, int]:
     host, port = hex_address.split(":")
     # /proc writes each 32-bit word of the address in host (little-endian) order.
-    raw = b"".join(bytes.fromhex(host[i:i + 8])[::-1] for i in range(0, len(host), 8))
+    raw = b"".join(bytes.fromhex(host[i : i + 8])[::-1] for i in range(0, len(host), 8))
     address = ipaddress.ip_address(raw)
     if address.version == 6 and address.ipv4_mapped:
         address = address.ipv4_mapped
     return str(address), int(port, 16)
 
 
-def listening(pid: int) -> List[Tuple[str, int]]:
+def listening(pid: int) -> list[tuple[str, int]]:
     """(address, port) of every TCP socket that pid or its descendants listen on."""
     inodes = set()
     for member in process_tree(pid):

@@ -47,18 +47,33 @@ def env(name: str) -> str:
 
 
 def secrets_profile(schema: str, lake: Path) -> str:
-    return yaml.safe_dump({"lake_test": {"target": "local", "outputs": {"local": {
-        "type": "lakehouse", "method": "session", "schema": schema,
-        "lake_dir": str(lake), "hudi_jar": str(hudi_jar()), "threads": 1,
-        # What a real profile sets for object storage; method session ignores
-        # token, password and the ODBC suffix, but dbt still reads them.
-        "spark_conf": {"spark.hadoop.fs.s3a.secret.key": env("LAKE_TEST_S3_SECRET"),
-                       "spark.driver.memory": "1g"},
-        "server_side_parameters": {AZURE_KEY: env("LAKE_TEST_AZURE_KEY")},
-        "token": env("LAKE_TEST_TOKEN"),
-        "password": env("LAKE_TEST_PASSWORD"),
-        "connection_string_suffix": env("LAKE_TEST_ODBC_SUFFIX"),
-    }}}})
+    return yaml.safe_dump(
+        {
+            "lake_test": {
+                "target": "local",
+                "outputs": {
+                    "local": {
+                        "type": "lakehouse",
+                        "method": "session",
+                        "schema": schema,
+                        "lake_dir": str(lake),
+                        "hudi_jar": str(hudi_jar()),
+                        "threads": 1,
+                        # What a real profile sets for object storage; method session ignores
+                        # token, password and the ODBC suffix, but dbt still reads them.
+                        "spark_conf": {
+                            "spark.hadoop.fs.s3a.secret.key": env("LAKE_TEST_S3_SECRET"),
+                            "spark.driver.memory": "1g",
+                        },
+                        "server_side_parameters": {AZURE_KEY: env("LAKE_TEST_AZURE_KEY")},
+                        "token": env("LAKE_TEST_TOKEN"),
+                        "password": env("LAKE_TEST_PASSWORD"),
+                        "connection_string_suffix": env("LAKE_TEST_ODBC_SUFFIX"),
+                    }
+                },
+            }
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -69,24 +84,46 @@ def secret_run(tmp_path_factory):
     project = DbtProject(root, "secrets", root / "lake")
     project.write("profiles.yml", secrets_profile(project.schema, root / "lake"))
     project.write("seeds/accounts.csv", "account_id,name\n1,one\n2,two\n")
-    project.model("spend", """
+    project.model(
+        "spend",
+        """
         {{ config(materialized='incremental', unique_key='account_id', table_type='mor') }}
         select account_id, name, 10 as cost from {{ ref('accounts') }}
-    """)
-    project.model("spend_view", "{{ config(materialized='view') }} select * from {{ ref('spend') }}")
-    project.write("models/schema.yml", yaml.safe_dump({"version": 2, "models": [
-        {"name": "spend", "columns": [{"name": "account_id", "data_tests": ["unique", "not_null"]}]}]}))
-    project.write("macros/assert_session_setting.sql", """
+    """,
+    )
+    project.model(
+        "spend_view", "{{ config(materialized='view') }} select * from {{ ref('spend') }}"
+    )
+    project.write(
+        "models/schema.yml",
+        yaml.safe_dump(
+            {
+                "version": 2,
+                "models": [
+                    {
+                        "name": "spend",
+                        "columns": [{"name": "account_id", "data_tests": ["unique", "not_null"]}],
+                    }
+                ],
+            }
+        ),
+    )
+    project.write(
+        "macros/assert_session_setting.sql",
+        """
         {% macro assert_session_setting() %}
           {% set found = [] %}
-          {% for row in run_query('set').rows if row[0] == '""" + AZURE_KEY + """' %}
+          {% for row in run_query('set').rows if row[0] == '"""
+        + AZURE_KEY
+        + """' %}
             {% do found.append(local_md5(row[1])) %}
           {% endfor %}
           {% if found != [var('expected_md5')] %}
             {{ exceptions.raise_compiler_error('server_side_parameters did not reach the session') }}
           {% endif %}
         {% endmacro %}
-    """)
+    """,
+    )
     secrets = {name: f"planted-{name.lower()}-{uuid.uuid4().hex}" for name in SECRET_FIELDS}
     report_path = root.parent / "report.json"
     with pytest.MonkeyPatch.context() as patch:
@@ -94,8 +131,14 @@ def secret_run(tmp_path_factory):
             patch.setenv(name, value)
         # Inside the project folder: the console output is scanned with the rest.
         with (root / "console.log").open("w") as out:
-            subprocess.run([sys.executable, str(HELPER), str(root), str(report_path), *secrets],
-                           stdout=out, stderr=subprocess.STDOUT, cwd=root, timeout=900, check=True)
+            subprocess.run(
+                [sys.executable, str(HELPER), str(root), str(report_path), *secrets],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=root,
+                timeout=900,
+                check=True,
+            )
     return root, secrets, json.loads(report_path.read_text())
 
 
@@ -131,7 +174,9 @@ def test_no_secret_on_the_jvm_command_line(secret_run):
 def test_embedded_driver_listens_on_loopback_only(secret_run):
     _, _, report = secret_run
     assert report["jvm_listening"], "the JVM listens on no socket at all: the check found nothing"
-    assert {address for address, _ in report["jvm_listening"]} == {"127.0.0.1"}, report["jvm_listening"]
+    assert {address for address, _ in report["jvm_listening"]} == {"127.0.0.1"}, report[
+        "jvm_listening"
+    ]
 
 
 CREDENTIAL_FIELDS = ("user", "password", "token", "connection_string_suffix", "auth")
@@ -143,9 +188,13 @@ def test_repository_profiles_take_credentials_from_the_environment():
         for name, output in profile["outputs"].items():
             values = [(field, output[field]) for field in CREDENTIAL_FIELDS if field in output]
             for block in ("spark_conf", "server_side_parameters"):
-                values += [(f"{block}.{key}", value) for key, value in (output.get(block) or {}).items()]
+                values += [
+                    (f"{block}.{key}", value) for key, value in (output.get(block) or {}).items()
+                ]
             for field, value in values:
-                assert "env_var(" in str(value), f"profiles.yml output {name}: {field} is written in the file"
+                assert "env_var(" in str(value), (
+                    f"profiles.yml output {name}: {field} is written in the file"
+                )
 
 
 # --- injection ---------------------------------------------------------------
@@ -164,28 +213,45 @@ ODD_PROPERTY_KEY = "lake_test.odd`key'\"; --\nx"
 def hostile_models(project: DbtProject, value: str, column_docs: bool = False) -> None:
     """The canary, and a Hudi model with `value` in every config rendered into SQL
     (its column's description too with column_docs)."""
-    project.model("canary", "{{ config(materialized='table', file_format='parquet') }} select 1 as id")
-    project.model("hostile", """
+    project.model(
+        "canary", "{{ config(materialized='table', file_format='parquet') }} select 1 as id"
+    )
+    project.model(
+        "hostile",
+        """
         {{ config(materialized='incremental', unique_key='id') }}
         select 1 as id, 'a' as name
-    """)
+    """,
+    )
     odd_hoodie_key = ODD_HOODIE_KEY.format(schema=project.schema)
-    project.write("models/schema.yml", yaml.safe_dump({"version": 2, "models": [{
-        "name": "hostile",
-        "description": value,
-        "config": {
-            "hudi_options": {"hoodie.lake_test.note": value, odd_hoodie_key: value},
-            "tblproperties": {"lake_test.note": value, ODD_PROPERTY_KEY: value},
-            "options": {"hoodie.lake_test.option": value},
-            "persist_docs": {"relation": True, "columns": column_docs},
-        },
-        "columns": [{"name": "id", "description": value}],
-    }]}))
+    project.write(
+        "models/schema.yml",
+        yaml.safe_dump(
+            {
+                "version": 2,
+                "models": [
+                    {
+                        "name": "hostile",
+                        "description": value,
+                        "config": {
+                            "hudi_options": {"hoodie.lake_test.note": value, odd_hoodie_key: value},
+                            "tblproperties": {"lake_test.note": value, ODD_PROPERTY_KEY: value},
+                            "options": {"hoodie.lake_test.option": value},
+                            "persist_docs": {"relation": True, "columns": column_docs},
+                        },
+                        "columns": [{"name": "id", "description": value}],
+                    }
+                ],
+            }
+        ),
+    )
     seed = io.StringIO()
     csv.writer(seed).writerows([["id", "note"], [1, value]])
     (project.root / "seeds").mkdir(exist_ok=True)
     (project.root / "seeds" / "hostile_seed.csv").write_text(seed.getvalue())
-    project.write("macros/check_write_setting.sql", """
+    project.write(
+        "macros/check_write_setting.sql",
+        """
         {% macro check_write_setting(key, value) %}
           {% do lakehouse_apply_write_settings({key: value}) %}
           {% set stored = [] %}
@@ -198,7 +264,8 @@ def hostile_models(project: DbtProject, value: str, column_docs: bool = False) -
             {{ exceptions.raise_compiler_error('RESET left ' ~ key) }}
           {% endfor %}
         {% endmacro %}
-    """)
+    """,
+    )
 
 
 def table_properties(project: DbtProject, table: str) -> dict:
@@ -224,8 +291,13 @@ def test_hostile_config_values_are_stored_verbatim(project, monkeypatch, run):
     assert_canary_alive(project)
 
     props = table_properties(project, "hostile")
-    for key in ("hoodie.lake_test.note", ODD_HOODIE_KEY.format(schema=project.schema),
-                "hoodie.lake_test.option", "lake_test.note", ODD_PROPERTY_KEY):
+    for key in (
+        "hoodie.lake_test.note",
+        ODD_HOODIE_KEY.format(schema=project.schema),
+        "hoodie.lake_test.option",
+        "lake_test.note",
+        ODD_PROPERTY_KEY,
+    ):
         assert props.get(key) == value, key
     assert PLANTED not in str(props)
 
@@ -236,7 +308,12 @@ def test_hostile_config_values_are_stored_verbatim(project, monkeypatch, run):
 
     # A SET key and value round-trip through Spark unchanged, and RESET clears them.
     for key in ("hoodie.lake_test.note", ODD_HOODIE_KEY.format(schema=project.schema)):
-        project.dbt("run-operation", "check_write_setting", "--args", json.dumps({"key": key, "value": value}))
+        project.dbt(
+            "run-operation",
+            "check_write_setting",
+            "--args",
+            json.dumps({"key": key, "value": value}),
+        )
 
 
 def test_hostile_column_comment_is_stored_verbatim(project, monkeypatch):
@@ -251,13 +328,18 @@ def test_hostile_column_comment_is_stored_verbatim(project, monkeypatch):
 
 @pytest.mark.parametrize("config", ["unique_key", "partition_by"])
 def test_a_key_column_that_is_not_a_plain_name_is_refused(project, config):
-    project.model("canary", "{{ config(materialized='table', file_format='parquet') }} select 1 as id")
+    project.model(
+        "canary", "{{ config(materialized='table', file_format='parquet') }} select 1 as id"
+    )
     project.dbt("run")
     hostile = f"id) or (1 = 1; drop table {project.schema}.canary; --"
-    project.model("bad_key", f"""
+    project.model(
+        "bad_key",
+        f"""
         {{{{ config(materialized='incremental', {config}={hostile!r}) }}}}
         select 1 as id
-    """)
+    """,
+    )
     result = project.dbt("run", "--select", "bad_key", expect_ok=False)
     message = " ".join(failures(result))
     assert "Model 'bad_key'" in message and f"config '{config}'" in message, message

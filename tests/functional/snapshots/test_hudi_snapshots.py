@@ -61,7 +61,9 @@ def test_check_strategy_keeps_every_version(project, table_type, options):
     assert a1[1].dbt_valid_to == a1[2].dbt_valid_from
     assert a1[2].dbt_valid_to is None
     # a2 never changed: one open version. a3 left the source: its version was closed.
-    assert [(r.tier, r.dbt_valid_to is None) for r in rows if r.account_id == "a2"] == [("bronze", True)]
+    assert [(r.tier, r.dbt_valid_to is None) for r in rows if r.account_id == "a2"] == [
+        ("bronze", True)
+    ]
     a3 = [r for r in rows if r.account_id == "a3"]
     assert len(a3) == 1 and a3[0].dbt_valid_to == a1[2].dbt_valid_from
     assert project.scalar("select count(distinct dbt_scd_id) from {schema}.accounts_history") == 5
@@ -69,7 +71,9 @@ def test_check_strategy_keeps_every_version(project, table_type, options):
     # On disk: a Hudi table (no file_format was set) whose record key is the scd id.
     props = project.hoodie_properties("accounts_history")
     assert props["hoodie.table.recordkey.fields"] == "dbt_scd_id"
-    assert props["hoodie.table.type"] == {"cow": "COPY_ON_WRITE", "mor": "MERGE_ON_READ"}[table_type]
+    assert (
+        props["hoodie.table.type"] == {"cow": "COPY_ON_WRITE", "mor": "MERGE_ON_READ"}[table_type]
+    )
     action = {"cow": "commit", "mor": "deltacommit"}[table_type]
     assert [a for _, _, a in project.completed_instants("accounts_history")] == [action] * 3
 
@@ -119,7 +123,11 @@ def test_timestamp_strategy_with_new_record_deletes(project):
         "select customer_id, email, valid_from, valid_to, is_deleted from {schema}.customers_history"
         " order by customer_id, valid_from"
     )
-    c1 = [(r.email, str(r.valid_from), str(r.valid_to), r.is_deleted) for r in rows if r.customer_id == "c1"]
+    c1 = [
+        (r.email, str(r.valid_from), str(r.valid_to), r.is_deleted)
+        for r in rows
+        if r.customer_id == "c1"
+    ]
     # The timestamp strategy dates versions by the source's updated_at.
     assert c1 == [
         ("c1@old", "2024-01-01 00:00:00", "2024-02-01 00:00:00", "False"),
@@ -127,11 +135,21 @@ def test_timestamp_strategy_with_new_record_deletes(project):
     ]
     c2 = [r for r in rows if r.customer_id == "c2"]
     # The original version closed at the deletion, a deletion record, then the revived row.
-    assert [(r.email, r.is_deleted) for r in c2] == [("c2@mail", "False"), ("c2@mail", "True"), ("c2@back", "False")]
+    assert [(r.email, r.is_deleted) for r in c2] == [
+        ("c2@mail", "False"),
+        ("c2@mail", "True"),
+        ("c2@back", "False"),
+    ]
     assert c2[0].valid_to == c2[1].valid_from  # deleted at the run that found it gone
-    assert str(c2[1].valid_to) == str(c2[2].valid_from) == "2100-01-01 00:00:00" and c2[2].valid_to is None
+    assert (
+        str(c2[1].valid_to) == str(c2[2].valid_from) == "2100-01-01 00:00:00"
+        and c2[2].valid_to is None
+    )
     assert project.scalar("select count(distinct version_id) from {schema}.customers_history") == 5
-    assert project.hoodie_properties("customers_history")["hoodie.table.recordkey.fields"] == "version_id"
+    assert (
+        project.hoodie_properties("customers_history")["hoodie.table.recordkey.fields"]
+        == "version_id"
+    )
 
 
 @pytest.mark.parametrize(

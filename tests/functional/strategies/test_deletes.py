@@ -28,14 +28,20 @@ MODEL = """
 """
 
 
-@pytest.mark.parametrize("table_type,strategy,partition_by", [
-    ("mor", "upsert", "none"),
-    ("cow", "merge", "none"),
-    ("mor", "merge", "'region'"),
-    ("cow", "upsert", "'region'"),
-])
+@pytest.mark.parametrize(
+    "table_type,strategy,partition_by",
+    [
+        ("mor", "upsert", "none"),
+        ("cow", "merge", "none"),
+        ("mor", "merge", "'region'"),
+        ("cow", "upsert", "'region'"),
+    ],
+)
 def test_delete_condition_removes_records(project, table_type, strategy, partition_by):
-    project.model("accounts", MODEL.format(table_type=table_type, strategy=strategy, partition_by=partition_by))
+    project.model(
+        "accounts",
+        MODEL.format(table_type=table_type, strategy=strategy, partition_by=partition_by),
+    )
     project.dbt("run", "--vars", "{batch: 1}")
     project.dbt("run", "--vars", "{batch: 2}")
     rows = project.rows("select account_id, op, industry from {schema}.accounts order by 1")

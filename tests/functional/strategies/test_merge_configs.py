@@ -27,14 +27,20 @@ MODELS = {
 
 def write_models(project, table_type):
     for name, settings in MODELS.items():
-        project.model(name, f"""
+        project.model(
+            name,
+            f"""
             {{{{ config(materialized='incremental', unique_key='id', table_type='{table_type}', {settings}) }}}}
             select * from (values {{{{ var('rows') }}}}) as t(id, name, amount, day)
-        """)
+        """,
+        )
 
 
 def table(project, name):
-    return [tuple(r) for r in project.rows(f"select id, name, amount, day from {{schema}}.{name} order by id")]
+    return [
+        tuple(r)
+        for r in project.rows(f"select id, name, amount, day from {{schema}}.{name} order by id")
+    ]
 
 
 @pytest.mark.parametrize("table_type", ["cow", "mor"])
@@ -45,16 +51,25 @@ def test_partial_updates_and_predicates(project, table_type):
 
     # A new row takes every column from the batch, the kept ones included.
     assert table(project, "update_amount") == [
-        (1, "a", 11, "d1"), (2, "b", 21, "d2"), (3, "c", 30, "d3"), (4, "D", 40, "e4"),
+        (1, "a", 11, "d1"),
+        (2, "b", 21, "d2"),
+        (3, "c", 30, "d3"),
+        (4, "D", 40, "e4"),
     ]
     for name in ("keep_name_merge", "keep_name_upsert"):
         assert table(project, name) == [
-            (1, "a", 11, "e1"), (2, "b", 21, "e2"), (3, "c", 30, "d3"), (4, "D", 40, "e4"),
+            (1, "a", 11, "e1"),
+            (2, "b", 21, "e2"),
+            (3, "c", 30, "d3"),
+            (4, "D", 40, "e4"),
         ], name
     # Row 1 is stored on d1, outside the predicates: it stays as it was, and the
     # batch's row 1 is not written (a second record with id 1 cannot exist).
     assert table(project, "recent_only") == [
-        (1, "a", 10, "d1"), (2, "B", 21, "e2"), (3, "c", 30, "d3"), (4, "D", 40, "e4"),
+        (1, "a", 10, "d1"),
+        (2, "B", 21, "e2"),
+        (3, "c", 30, "d3"),
+        (4, "D", 40, "e4"),
     ]
 
     if table_type == "mor":
@@ -64,11 +79,14 @@ def test_partial_updates_and_predicates(project, table_type):
 
 
 def test_unknown_excluded_column_is_refused(project):
-    project.model("facts", """
+    project.model(
+        "facts",
+        """
         {{ config(materialized='incremental', unique_key='id', incremental_strategy='merge',
                   merge_exclude_columns=['nmae']) }}
         select 1 as id, 'a' as name
-    """)
+    """,
+    )
     result = project.dbt("run", expect_ok=False)
     message = " ".join(r.message or "" for r in result.result.results)
     assert "'facts'" in message and "merge_exclude_columns" in message and "'nmae'" in message

@@ -30,10 +30,13 @@ def columns(project):
 
 
 def test_sync_all_columns_adds_new_columns(project):
-    project.model("t", """
+    project.model(
+        "t",
+        """
         {{ config(materialized='incremental', unique_key='id', on_schema_change='sync_all_columns') }}
         select 1 as id, 'a' as name {% if var('run') == 2 %}, 5 as bonus {% endif %}
-    """)
+    """,
+    )
     project.dbt("run", "--vars", "{run: 1}")
     project.dbt("run", "--vars", "{run: 2}")
     assert columns(project) == ["id", "name", "bonus"]

@@ -19,11 +19,14 @@ def slices_per_file_group(table_dir):
 
 
 def test_keep_latest_file_versions_leaves_at_most_retain_slices(project):
-    project.model("spend", """
+    project.model(
+        "spend",
+        """
         {{ config(materialized='incremental', unique_key='id', precombine_key='version',
                   cleaning={'policy': 'keep_latest_file_versions', 'retain': 2}) }}
         select id, {{ var('run') }} as version from (values (1), (2), (3)) as t(id)
-    """)
+    """,
+    )
     for run in range(1, 6):
         project.dbt("run", "--vars", f"{{run: {run}}}")
     slices = slices_per_file_group(project.table_dir("spend"))
@@ -38,11 +41,14 @@ def test_keep_latest_file_versions_leaves_at_most_retain_slices(project):
 
 
 def test_bucket_index_gives_n_file_groups_per_partition(project):
-    project.model("events", """
+    project.model(
+        "events",
+        """
         {{ config(materialized='incremental', unique_key='id', partition_by='day',
                   index={'type': 'bucket', 'buckets': 3}) }}
         select id, concat('d', id % 2) as day from (select explode(sequence(1, 60)) as id)
-    """)
+    """,
+    )
     project.dbt("run")
     groups = {}
     for path in project.table_dir("events").rglob("*.parquet"):

@@ -40,7 +40,11 @@ class Runs:
         """For each compaction: seconds from the first delta commit's instant to its own."""
         instants = self.project.completed_instants("facts")
         first = instant_seconds(instants[0][0])
-        return [instant_seconds(requested) - first for requested, _, action in instants if action == COMPACTION]
+        return [
+            instant_seconds(requested) - first
+            for requested, _, action in instants
+            if action == COMPACTION
+        ]
 
 
 def instant_seconds(instant: str) -> float:
@@ -71,7 +75,9 @@ def check_time_trigger(runs, seconds, before):
     `before` is the timeline until then. The assertions read the instants, not
     how long the runs took: on a busy machine the runs before the wait may
     themselves pass the time, and then they may compact, but never early."""
-    assert all(age >= seconds for age in runs.compactions_after_first_commit()), runs.project.completed_instants("facts")
+    assert all(age >= seconds for age in runs.compactions_after_first_commit()), (
+        runs.project.completed_instants("facts")
+    )
     wait_until_older_than(runs, seconds)
     after = runs.run()
     if COMPACTION not in before:
@@ -112,7 +118,9 @@ def test_mode_schedule_only_plans_and_the_operations_run_it(project):
     assert runs.actions() == [DC]
     assert runs.run() == [DC, DC]  # the second delta commit meets the trigger: planned, not run
     timeline = project.table_dir("facts") / ".hoodie" / "timeline"
-    assert [p.name for p in timeline.glob("*.compaction.requested")], "a compaction plan was scheduled"
+    assert [p.name for p in timeline.glob("*.compaction.requested")], (
+        "a compaction plan was scheduled"
+    )
     project.dbt("run-operation", "lake_compact_scheduled")
     assert runs.actions() == [DC, DC, COMPACTION]
     assert project.scalar("select sum(cost) from {schema}.facts") == 2 * 1 + 2 * 2 + 2 * 3
@@ -126,7 +134,9 @@ def test_changed_trigger_takes_effect_on_the_next_run(project):
     runs = Runs(project, "{'trigger': 'num_commits', 'delta_commits': 10}")
     runs.run()
     assert runs.run() == [DC, DC]
-    project.model("facts", MODEL.format(compaction="{'trigger': 'num_commits', 'delta_commits': 3}"))
+    project.model(
+        "facts", MODEL.format(compaction="{'trigger': 'num_commits', 'delta_commits': 3}")
+    )
     assert runs.run() == [DC, DC, DC, COMPACTION]
     props = {r[0]: r[1] for r in project.rows("show tblproperties {schema}.facts")}
     assert props["hoodie.compact.inline.max.delta.commits"] == "3"

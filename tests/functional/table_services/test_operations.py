@@ -21,7 +21,9 @@ def test_rollback_retracts_a_bad_load_exactly(project):
     assert project.scalar("select sum(cost) from {schema}.facts") == 3 * 100 * 2 + 999999
 
     bad_instant = project.completed_instants("facts")[-1][0]
-    project.dbt("run-operation", "lake_rollback", "--args", f"{{model: facts, instant: '{bad_instant}'}}")
+    project.dbt(
+        "run-operation", "lake_rollback", "--args", f"{{model: facts, instant: '{bad_instant}'}}"
+    )
     assert project.rows("select id, version, cost from {schema}.facts order by id") == good
     assert bad_instant not in [i for i, _, _ in project.completed_instants("facts")]
     assert "rollback" in [a for _, _, a in project.completed_instants("facts")]
@@ -35,7 +37,9 @@ def test_savepoint_and_restore(project):
 
     load(project, [2, 3])
     assert project.scalar("select count(*) from {schema}.facts") == 3
-    project.dbt("run-operation", "lake_restore", "--args", f"{{model: facts, instant: '{savepoint}'}}")
+    project.dbt(
+        "run-operation", "lake_restore", "--args", f"{{model: facts, instant: '{savepoint}'}}"
+    )
     rows = project.rows("select id, version, cost from {schema}.facts order by id")
     assert [tuple(r) for r in rows] == [(1, 1, 100), (2, 1, 100)]
 
@@ -51,11 +55,14 @@ def test_timeline_operation_lists_instants(project, capsys):
 
 
 def test_clean_and_cluster_operations(project):
-    project.model("facts", """
+    project.model(
+        "facts",
+        """
         {{ config(materialized='incremental', unique_key='id', precombine_key='version',
                   cleaning={'policy': 'keep_latest_commits', 'retain': 1}) }}
         select id, {{ var('run') }} as version from (values (1), (2)) as t(id)
-    """)
+    """,
+    )
     for run in (1, 2, 3):
         project.dbt("run", "--vars", f"{{run: {run}}}")
     project.dbt("run-operation", "lake_cluster", "--args", "{model: facts, order_by: [id]}")

@@ -25,7 +25,6 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Dict, List, Optional
 
 import pytest
 import yaml
@@ -48,7 +47,7 @@ def child_main(project_dir: str) -> None:
     from dbt.cli.main import dbtRunner
     from pyspark.sql import SparkSession
 
-    def answer(payload: Dict) -> None:
+    def answer(payload: dict) -> None:
         print(MARK + json.dumps(payload), flush=True)
 
     answer({"started": os.getpid()})
@@ -57,7 +56,12 @@ def child_main(project_dir: str) -> None:
         if "dbt" in command:
             args = command["dbt"] + ["--project-dir", project_dir, "--profiles-dir", project_dir]
             result = dbtRunner().invoke(args)
-            answer({"ok": bool(result.success), "error": None if result.success else str(result.exception)})
+            answer(
+                {
+                    "ok": bool(result.success),
+                    "error": None if result.success else str(result.exception),
+                }
+            )
         elif "sql" in command:
             session = SparkSession.getActiveSession() or SparkSession._instantiatedSession
             # A fresh child session: it has no cached file listing of the table.
@@ -74,13 +78,18 @@ def child_main(project_dir: str) -> None:
 class Child:
     """A child dbt process; every command waits for its answer, with a timeout."""
 
-    def __init__(self, project: Path, env: Dict[str, str]) -> None:
-        self.output: List[str] = []
-        self._answers: "queue.Queue[Optional[Dict]]" = queue.Queue()
+    def __init__(self, project: Path, env: dict[str, str]) -> None:
+        self.output: list[str] = []
+        self._answers: queue.Queue[dict | None] = queue.Queue()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.functional.targets.test_shared_catalog", str(project)],
-            cwd=REPO, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, start_new_session=True,
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
         )
         threading.Thread(target=self._read, daemon=True).start()
         self.pid = self._wait(60)["started"]
@@ -89,24 +98,28 @@ class Child:
         for line in self.process.stdout:
             self.output.append(line)
             if line.startswith(MARK):
-                self._answers.put(json.loads(line[len(MARK):]))
+                self._answers.put(json.loads(line[len(MARK) :]))
         self._answers.put(None)
 
-    def _wait(self, timeout: float) -> Dict:
+    def _wait(self, timeout: float) -> dict:
         try:
             answer = self._answers.get(timeout=timeout)
         except queue.Empty:
             raise AssertionError(f"no answer within {timeout} s; output:\n{self.tail()}") from None
         if answer is None:
-            raise AssertionError(f"the child exited ({self.process.poll()}); output:\n{self.tail()}")
+            raise AssertionError(
+                f"the child exited ({self.process.poll()}); output:\n{self.tail()}"
+            )
         return answer
 
     def tail(self, lines: int = 40) -> str:
         """The last lines of the output, and its error lines before them."""
-        errors = [line for line in self.output[:-lines] if "ERROR" in line or "Error" in line][-lines:]
+        errors = [line for line in self.output[:-lines] if "ERROR" in line or "Error" in line][
+            -lines:
+        ]
         return "".join(errors + ["...\n"] + self.output[-lines:])
 
-    def send(self, command: Dict, timeout: float = 300) -> Dict:
+    def send(self, command: dict, timeout: float = 300) -> dict:
         self.process.stdin.write(json.dumps(command) + "\n")
         self.process.stdin.flush()
         return self._wait(timeout)
@@ -140,7 +153,7 @@ def listening_ports() -> set:
     return ports
 
 
-def processes_mentioning(text: str) -> List[int]:
+def processes_mentioning(text: str) -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
@@ -172,15 +185,41 @@ def shared_catalog(monkeypatch):
         shutil.rmtree(folder)
 
 
-def write_project(root: Path, schema: str, lake: Path, conf: Dict[str, str], models: Dict[str, str]) -> Path:
+def write_project(
+    root: Path, schema: str, lake: Path, conf: dict[str, str], models: dict[str, str]
+) -> Path:
     (root / "models").mkdir(parents=True)
-    (root / "dbt_project.yml").write_text(yaml.safe_dump(
-        {"name": "shared_catalog", "version": "1.0", "config-version": 2, "profile": "shared_catalog"}))
-    (root / "profiles.yml").write_text(yaml.safe_dump({"shared_catalog": {"target": "local", "outputs": {"local": {
-        "type": "lakehouse", "method": "session", "schema": schema, "lake_dir": str(lake),
-        "hudi_jar": str(hudi_jar()), "threads": 1, "master": "local[1]",
-        "spark_conf": {**conf, "spark.driver.memory": "1g"},
-    }}}}))
+    (root / "dbt_project.yml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "shared_catalog",
+                "version": "1.0",
+                "config-version": 2,
+                "profile": "shared_catalog",
+            }
+        )
+    )
+    (root / "profiles.yml").write_text(
+        yaml.safe_dump(
+            {
+                "shared_catalog": {
+                    "target": "local",
+                    "outputs": {
+                        "local": {
+                            "type": "lakehouse",
+                            "method": "session",
+                            "schema": schema,
+                            "lake_dir": str(lake),
+                            "hudi_jar": str(hudi_jar()),
+                            "threads": 1,
+                            "master": "local[1]",
+                            "spark_conf": {**conf, "spark.driver.memory": "1g"},
+                        }
+                    },
+                }
+            }
+        )
+    )
     for name, sql in models.items():
         (root / "models" / f"{name}.sql").write_text(sql)
     return root
@@ -224,8 +263,16 @@ def test_two_applications_share_one_catalog(shared_catalog, tmp_path):
         a.dbt("run", "--vars", "{batch: 1}")
         assert a.rows(f"select count(*), sum(amount) from {SCHEMA_A}.events") == [[5, 150]]
         # A's JVM is alive and holds its metastore connections.
-        assert int(catalog.query(folder, "SELECT count(*) FROM pg_stat_activity "
-                                 f"WHERE datname = '{catalog.DATABASE}' AND usename = '{catalog.ROLE}';")) > 0
+        assert (
+            int(
+                catalog.query(
+                    folder,
+                    "SELECT count(*) FROM pg_stat_activity "
+                    f"WHERE datname = '{catalog.DATABASE}' AND usename = '{catalog.ROLE}';",
+                )
+            )
+            > 0
+        )
         b = Child(project_b, env)
         try:
             assert a.process.poll() is None
@@ -233,9 +280,15 @@ def test_two_applications_share_one_catalog(shared_catalog, tmp_path):
             assert processes_mentioning(secret) == []
             b.dbt("run")
             assert b.rows(f"select id, region, amount from {SCHEMA_A}.events order by id") == [
-                [1, "eu", 10], [2, "eu", 20], [3, "us", 30], [4, "us", 40], [5, "apac", 50]]
-            assert b.rows(f"select region, events, amount from {SCHEMA_B}.summary order by region") == [
-                ["apac", 1, 50], ["eu", 2, 30], ["us", 2, 70]]
+                [1, "eu", 10],
+                [2, "eu", 20],
+                [3, "us", 30],
+                [4, "us", 40],
+                [5, "apac", 50],
+            ]
+            assert b.rows(
+                f"select region, events, amount from {SCHEMA_B}.summary order by region"
+            ) == [["apac", 1, 50], ["eu", 2, 30], ["us", 2, 70]]
 
             # A writes again while B is alive; B reads the new values by name.
             a.dbt("run", "--vars", "{batch: 2}")
@@ -255,8 +308,11 @@ def test_two_applications_share_one_catalog(shared_catalog, tmp_path):
 
     # One warehouse, recorded in the catalog; no lake lock, no Derby metastore.
     assert (warehouse / f"{SCHEMA_A}.db" / "events" / ".hoodie" / "hoodie.properties").is_file()
-    assert sorted(p.name for p in (warehouse / f"{SCHEMA_A}.db" / "events").iterdir() if not p.name.startswith(".")) \
-        == ["region=apac", "region=eu", "region=us"]
+    assert sorted(
+        p.name
+        for p in (warehouse / f"{SCHEMA_A}.db" / "events").iterdir()
+        if not p.name.startswith(".")
+    ) == ["region=apac", "region=eu", "region=us"]
     assert (warehouse / f"{SCHEMA_B}.db" / "summary" / ".hoodie").is_dir()
     for lake in (lake_a, lake_b):
         assert not (lake / ".lakehouse.lock").exists()
@@ -272,7 +328,9 @@ def test_two_applications_share_one_catalog(shared_catalog, tmp_path):
                 searched += 1
                 assert secret.encode() not in path.read_bytes(), path
     assert searched > 20
-    assert (project_a / "target" / "manifest.json").is_file() and (project_b / "logs" / "dbt.log").is_file()
+    assert (project_a / "target" / "manifest.json").is_file() and (
+        project_b / "logs" / "dbt.log"
+    ).is_file()
 
 
 # Two applications write one table of the shared catalog at once: each its own
@@ -292,10 +350,10 @@ select id, '{region}' as region, id * {{{{ var('round') }}}} as amount from rang
 """
 
 
-def commit_intervals(table: Path) -> Dict[str, List[tuple]]:
+def commit_intervals(table: Path) -> dict[str, list[tuple]]:
     """(requested, completed) of each completed commit, by the partition it wrote
     (read off the commit's metadata file)."""
-    found: Dict[str, List[tuple]] = {"a": [], "b": []}
+    found: dict[str, list[tuple]] = {"a": [], "b": []}
     for path in (table / ".hoodie" / "timeline").glob("*_*.commit"):
         requested, completed = path.name.split(".")[0].split("_")
         data = path.read_bytes()
@@ -314,8 +372,13 @@ def test_two_applications_write_one_table_at_once(shared_catalog, tmp_path):
     children = []
     try:
         for region in ("a", "b"):
-            project = write_project(tmp_path / region, "shared_occ", tmp_path / f"lake_{region}", conf,
-                                    {"events": WRITER.format(region=region, hold=HOLD)})
+            project = write_project(
+                tmp_path / region,
+                "shared_occ",
+                tmp_path / f"lake_{region}",
+                conf,
+                {"events": WRITER.format(region=region, hold=HOLD)},
+            )
             children.append(Child(project, env))
         a, b = children
         # Round 1, one after the other: A creates the table, and B's JVM and
@@ -334,11 +397,14 @@ def test_two_applications_write_one_table_at_once(shared_catalog, tmp_path):
                 answer = child._wait(300)
                 assert answer["ok"], f"{answer['error']}\n{child.tail()}"
             written = commit_intervals(table)
-            overlapped = any(ra < cb and rb < ca for ra, ca in written["a"] for rb, cb in written["b"])
+            overlapped = any(
+                ra < cb and rb < ca for ra, ca in written["a"] for rb, cb in written["b"]
+            )
         assert overlapped, commit_intervals(table)
-        assert a.rows("select region, count(*), count(distinct id), sum(amount) from shared_occ.events "
-                      "group by region order by region") == [
-            ["a", 100, 100, 5050 * rounds], ["b", 100, 100, 5050 * rounds]]
+        assert a.rows(
+            "select region, count(*), count(distinct id), sum(amount) from shared_occ.events "
+            "group by region order by region"
+        ) == [["a", 100, 100, 5050 * rounds], ["b", 100, 100, 5050 * rounds]]
     finally:
         for child in children:
             child.close()

@@ -39,14 +39,35 @@ def test_thrift_server_listens_on_loopback_only(thrift_server):
 
 def test_upsert_with_precombine_over_thrift(project, thrift_server):
     port, lake, _ = thrift_server
-    project.write("profiles.yml", yaml.safe_dump({"lake_test": {"target": "thrift", "outputs": {
-        "thrift": {"type": "lakehouse", "method": "thrift", "host": "127.0.0.1", "port": port,
-                   "user": "dbt", "schema": project.schema, "threads": 1}}}}))
-    project.model("events", """
+    project.write(
+        "profiles.yml",
+        yaml.safe_dump(
+            {
+                "lake_test": {
+                    "target": "thrift",
+                    "outputs": {
+                        "thrift": {
+                            "type": "lakehouse",
+                            "method": "thrift",
+                            "host": "127.0.0.1",
+                            "port": port,
+                            "user": "dbt",
+                            "schema": project.schema,
+                            "threads": 1,
+                        }
+                    },
+                }
+            }
+        ),
+    )
+    project.model(
+        "events",
+        """
         {{ config(materialized='incremental', table_type='mor', unique_key='id',
                   precombine_key='version') }}
         select * from (values (1, {{ var('v') }}, {{ var('v') }} * 100)) as t(id, version, cost)
-    """)
+    """,
+    )
     project.dbt("run", "--vars", "{v: 2}")
     project.dbt("run", "--vars", "{v: 1}")  # an older version, arriving late
 

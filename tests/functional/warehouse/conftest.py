@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import List
 
 import pytest
 import yaml
@@ -30,10 +29,28 @@ class Warehouse:
         profiles = root / "profiles"
         profiles.mkdir()
         # The threads of the project's own profile (profiles/profiles.yml).
-        threads = yaml.safe_load((REPO / "profiles" / "profiles.yml").read_text())["adlake"]["outputs"]["local"]["threads"]
-        (profiles / "profiles.yml").write_text(yaml.safe_dump({"adlake": {"target": "local", "outputs": {
-            "local": {"type": "lakehouse", "method": "session", "schema": schema,
-                      "lake_dir": str(lake_dir), "hudi_jar": str(hudi_jar()), "threads": threads}}}}))
+        threads = yaml.safe_load((REPO / "profiles" / "profiles.yml").read_text())["adlake"][
+            "outputs"
+        ]["local"]["threads"]
+        (profiles / "profiles.yml").write_text(
+            yaml.safe_dump(
+                {
+                    "adlake": {
+                        "target": "local",
+                        "outputs": {
+                            "local": {
+                                "type": "lakehouse",
+                                "method": "session",
+                                "schema": schema,
+                                "lake_dir": str(lake_dir),
+                                "hudi_jar": str(hudi_jar()),
+                                "threads": threads,
+                            }
+                        },
+                    }
+                }
+            )
+        )
         self.profiles = profiles
 
     def land(self, batch: int) -> None:
@@ -52,7 +69,7 @@ class Warehouse:
     def scalar(self, query: str):
         return self.rows(query)[0][0]
 
-    def instants(self, layer: str, name: str) -> List[tuple]:
+    def instants(self, layer: str, name: str) -> list[tuple]:
         return completed_instants(self.lake_dir / "warehouse" / f"{self.schema}_{layer}.db" / name)
 
     def operation(self, macro: str, **args) -> None:

@@ -4,9 +4,16 @@ import json
 
 
 def change(op, seq, industry="retail"):
-    return {"op": op, "account_id": 5001, "account_name": "Late Lane", "agency_id": None,
-            "agency_name": "Direct", "industry": industry,
-            "change_time": f"2026-11-20 10:00:{seq:02d}", "change_seq": 900000 + seq}
+    return {
+        "op": op,
+        "account_id": 5001,
+        "account_name": "Late Lane",
+        "agency_id": None,
+        "agency_name": "Direct",
+        "industry": industry,
+        "change_time": f"2026-11-20 10:00:{seq:02d}",
+        "change_seq": 900000 + seq,
+    }
 
 
 def land_changes(house, batch, *changes):
@@ -22,7 +29,9 @@ def test_changes_apply_in_change_seq_order_and_a_delete_stays_deleted(warehouse_
     build = ("run", "--select", "+dwd_accounts")
 
     # Inserted, then two updates landing out of order: the later change wins.
-    land_changes(house, 101, change("I", 1, "retail"), change("U", 3, "travel"), change("U", 2, "gaming"))
+    land_changes(
+        house, 101, change("I", 1, "retail"), change("U", 3, "travel"), change("U", 2, "gaming")
+    )
     house.dbt(*build)
     assert [r.industry for r in house.rows(account)] == ["travel"]
 

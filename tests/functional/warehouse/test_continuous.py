@@ -17,19 +17,38 @@ from run_warehouse import Builds  # noqa: E402
 
 def builds_for(house) -> Builds:
     # As continuous.main() builds: DWD's compactions planned by the build, run after it.
-    return Builds(["--project-dir", str(REPO), "--profiles-dir", str(house.profiles),
-                   "--target-path", str(house.root / "target"), "--log-path", str(house.root / "logs")],
-                  compact_between_builds=True)
+    return Builds(
+        [
+            "--project-dir",
+            str(REPO),
+            "--profiles-dir",
+            str(house.profiles),
+            "--target-path",
+            str(house.root / "target"),
+            "--log-path",
+            str(house.root / "logs"),
+        ],
+        compact_between_builds=True,
+    )
 
 
-def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(warehouse_factory, tmp_path, capsys):
+def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(
+    warehouse_factory, tmp_path, capsys
+):
     house = warehouse_factory("cont", seed=5, events=400, batches=2, accounts=30)
     state_file = tmp_path / "continuous_state.json"
 
     def run_watcher(**kwargs):
         # A fresh State and Builds each time: what a restarted process has.
-        return continuous.watch(house.landing, continuous.State(state_file), builds_for(house), schema="cont",
-                                poll=0.1, settle=0.2, **kwargs)
+        return continuous.watch(
+            house.landing,
+            continuous.State(state_file),
+            builds_for(house),
+            schema="cont",
+            poll=0.1,
+            settle=0.2,
+            **kwargs,
+        )
 
     house.land(1)
     [first] = run_watcher(max_builds=1)
@@ -41,7 +60,10 @@ def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(warehouse_fac
     # DWD's writes plan compactions; the watcher runs them between batches.
     assert "compaction_s" in first
     props = dict(house.rows("show tblproperties {s}_dwd.dwd_billing_events"))
-    assert (props["hoodie.compact.inline"], props["hoodie.compact.schedule.inline"]) == ("false", "true")
+    assert (props["hoodie.compact.inline"], props["hoodie.compact.schedule.inline"]) == (
+        "false",
+        "true",
+    )
 
     # Restarted with nothing new: it builds nothing.
     assert run_watcher(stop=lambda: True) == []
@@ -54,8 +76,13 @@ def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(warehouse_fac
     [second] = run_watcher(max_builds=1)
     landed = house.scalar("select count(*) from {s}_ods.ods_billing_events_raw")
     assert second["lines_total"]["landed"] == landed > lines_1
-    assert second["lines_total"]["landed"] == sum(second["lines_total"][k] for k in ("valid", "quarantined", "held"))
-    assert house.scalar("select sum(spend_micros) from {s}_ads.ads_spend_by_customer") == house.truth[-1]["cost_micros"]
+    assert second["lines_total"]["landed"] == sum(
+        second["lines_total"][k] for k in ("valid", "quarantined", "held")
+    )
+    assert (
+        house.scalar("select sum(spend_micros) from {s}_ads.ads_spend_by_customer")
+        == house.truth[-1]["cost_micros"]
+    )
     assert "batch 1:" in capsys.readouterr().out
 
 

@@ -17,7 +17,9 @@ def lines_per_file(folder):
 
 
 def ingested_per_file(house):
-    rows = house.rows("select source_file, count(*) as n from {s}_ods.ods_billing_events_raw group by source_file")
+    rows = house.rows(
+        "select source_file, count(*) as n from {s}_ods.ods_billing_events_raw group by source_file"
+    )
     # Spark records files as URIs.
     return {r.source_file.removeprefix("file:"): r.n for r in rows}
 
@@ -90,20 +92,37 @@ def test_lines_that_cannot_be_billed_are_quarantined_with_the_reason(warehouse_f
         house.land(batch)
         house.dbt("run", "--select", "+ods_billing_events", "+ods_billing_events_quarantine")
         truth = house.truth[batch - 1]
-        reasons = Counter({r.quarantine_reason: r.n for r in house.rows(
-            "select quarantine_reason, count(*) as n from {s}_ods.ods_billing_events_quarantine group by 1")})
+        reasons = Counter(
+            {
+                r.quarantine_reason: r.n
+                for r in house.rows(
+                    "select quarantine_reason, count(*) as n from {s}_ods.ods_billing_events_quarantine group by 1"
+                )
+            }
+        )
         assert reasons == +Counter(truth["malformed"]), f"batch {batch}"
-        held = house.scalar("select count(*) from {s}_ods.ods_billing_events_held where hold_status = 'held'")
+        held = house.scalar(
+            "select count(*) from {s}_ods.ods_billing_events_held where hold_status = 'held'"
+        )
         assert held == truth["held_event_lines"], f"batch {batch}"
         valid = house.scalar("select count(*) from {s}_ods.ods_billing_events")
         assert valid == truth["valid_event_lines"], f"batch {batch}"
         assert valid + sum(reasons.values()) + held == truth["landed_event_lines"]
-    released = house.scalar("select count(*) from {s}_ods.ods_billing_events_held where hold_status = 'released'")
+    released = house.scalar(
+        "select count(*) from {s}_ods.ods_billing_events_held where hold_status = 'released'"
+    )
     assert released > 0, "the late accounts' events were released in batch 2"
 
     # The raw text is kept as it landed: every broken line is one of the landed lines.
-    landed = {line for path in house.landing.rglob("*.jsonl") for line in path.read_bytes().decode(
-        "utf-8", "replace").splitlines()}
-    broken = [r.raw_line for r in house.rows(
-        "select raw_line from {s}_ods.ods_billing_events_quarantine where quarantine_reason = 'broken_json'")]
+    landed = {
+        line
+        for path in house.landing.rglob("*.jsonl")
+        for line in path.read_bytes().decode("utf-8", "replace").splitlines()
+    }
+    broken = [
+        r.raw_line
+        for r in house.rows(
+            "select raw_line from {s}_ods.ods_billing_events_quarantine where quarantine_reason = 'broken_json'"
+        )
+    ]
     assert broken and all(line in landed for line in broken)

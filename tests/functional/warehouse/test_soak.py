@@ -24,9 +24,23 @@ BATCHES = 4
 def test_a_short_soak_compacts_cleans_archives_and_stays_exact(tmp_path):
     env = {**os.environ, "LAKEHOUSE_HUDI_JAR": str(hudi_jar())}
     run = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "soak.py"), "--batches", str(BATCHES), "--events-per-batch", "60",
-         "--lake", str(tmp_path), "--vars", SERVICES],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=1800,
+        [
+            sys.executable,
+            str(REPO / "tools" / "soak.py"),
+            "--batches",
+            str(BATCHES),
+            "--events-per-batch",
+            "60",
+            "--lake",
+            str(tmp_path),
+            "--vars",
+            SERVICES,
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     figures = json.loads(run.stdout.split("soak figures: ", 1)[1].splitlines()[0])

@@ -11,8 +11,8 @@ incremental query uses since 1.0); the begin is exclusive, the end inclusive.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Tuple
 
 MODES = ("latest_state", "cdc")
 GAP_POLICIES = ("full", "fail")
@@ -42,7 +42,7 @@ def skipped_position_key(upstream: str) -> str:
     return SKIPPED_PREFIX + upstream.lower()
 
 
-def latest_position(*positions: Optional[str]) -> Optional[str]:
+def latest_position(*positions: str | None) -> str | None:
     """The later of the recorded positions (instants order as strings)."""
     return max((p for p in positions if p), default=None)
 
@@ -52,16 +52,16 @@ class Timeline:
     """What planning a read needs of the upstream's active timeline."""
 
     # (instant, completion time) of each completed write or table service.
-    commits: Tuple[Tuple[str, str], ...] = ()
+    commits: tuple[tuple[str, str], ...] = ()
     # The cleaner may have removed the file slices written before this instant
     # (from the upstream's cleans); None if nothing was cleaned.
-    retained_from: Optional[str] = None
+    retained_from: str | None = None
 
     @property
-    def completions(self) -> List[str]:
+    def completions(self) -> list[str]:
         return sorted(completed for _, completed in self.commits)
 
-    def first_instant_after(self, begin: str) -> Optional[str]:
+    def first_instant_after(self, begin: str) -> str | None:
         """The earliest instant whose write a read after `begin` needs."""
         instants = [instant for instant, completed in self.commits if completed > begin]
         return min(instants) if instants else None
@@ -73,15 +73,15 @@ class ChangeRead:
 
     upstream: str  # schema.table
     mode: str
-    begin: Optional[str]  # exclusive; None reads from the start
-    end: Optional[str]  # inclusive; None when the upstream has no commit yet
-    note: Optional[str] = None  # why a full read replaced an incremental one
+    begin: str | None  # exclusive; None reads from the start
+    end: str | None  # inclusive; None when the upstream has no commit yet
+    note: str | None = None  # why a full read replaced an incremental one
     # (name, type) of the upstream's columns: a full cdc read renders them as images.
-    columns: Tuple[Tuple[str, str], ...] = ()
+    columns: tuple[tuple[str, str], ...] = ()
     # Scratch table the materialization fills with the range before the model's
     # query runs, so the changes are read from the upstream once (the run log
     # counts them too); None for reads that are empty or whole-table.
-    staged_as: Optional[str] = None
+    staged_as: str | None = None
 
     @property
     def is_empty(self) -> bool:
@@ -100,7 +100,9 @@ class ChangeRead:
     def source_sql(self) -> str:
         """The relation that reads the range from the upstream itself."""
         if self.end is None:
-            return EMPTY_CDC if self.mode == "cdc" else f"(select * from {self.upstream} where false)"
+            return (
+                EMPTY_CDC if self.mode == "cdc" else f"(select * from {self.upstream} where false)"
+            )
         if self.begin is None and self.mode == "cdc":
             return self._snapshot_as_inserts()
         begin = "earliest" if self.begin is None else self.begin
@@ -115,7 +117,9 @@ class ChangeRead:
         which the cleaner removes, and replays history only to arrive here."""
         if not self.columns:
             raise ValueError(f"a full cdc read of {self.upstream} needs its columns")
-        fields = ", ".join(f"'{name}', {image_json(name, data_type)}" for name, data_type in self.columns)
+        fields = ", ".join(
+            f"'{name}', {image_json(name, data_type)}" for name, data_type in self.columns
+        )
         return (
             f"(select 'i' as op, _hoodie_commit_time as ts_ms, cast(null as string) as before, "
             f"to_json(named_struct({fields})) as after from {self.upstream})"
@@ -129,20 +133,24 @@ class ChangeRead:
 def plan_read(
     upstream: str,
     mode: str,
-    consumed: Optional[str],
+    consumed: str | None,
     timeline: Timeline,
     on_gap: str,
     model: str,
-    columns: Iterable[Tuple[str, str]] = (),
+    columns: Iterable[tuple[str, str]] = (),
 ) -> ChangeRead:
     """Decide the range: `consumed` is this model's recorded position (None on a
     first or full-refresh run)."""
     from dbt_common.exceptions import CompilationError
 
     if mode not in MODES:
-        raise CompilationError(f"Model '{model}': lake_changes mode {mode!r} is not valid. Use one of: {', '.join(MODES)}.")
+        raise CompilationError(
+            f"Model '{model}': lake_changes mode {mode!r} is not valid. Use one of: {', '.join(MODES)}."
+        )
     if on_gap not in GAP_POLICIES:
-        raise CompilationError(f"Model '{model}': lake_changes on_gap {on_gap!r} is not valid. Use one of: {', '.join(GAP_POLICIES)}.")
+        raise CompilationError(
+            f"Model '{model}': lake_changes on_gap {on_gap!r} is not valid. Use one of: {', '.join(GAP_POLICIES)}."
+        )
     columns = tuple(columns)
     instants = timeline.completions
     end = instants[-1] if instants else None
@@ -153,11 +161,15 @@ def plan_read(
         return ChangeRead(upstream, mode, consumed, end, columns=columns)
     note = f"Model '{model}': the instant it last consumed from {upstream} ({consumed}) {gap}; an incremental read from it could miss changes."
     if on_gap == "fail":
-        raise CompilationError(note + " Rebuild with `dbt run --full-refresh --select " + model + "`.")
-    return ChangeRead(upstream, mode, None, end, note=note + " Reading the full table instead.", columns=columns)
+        raise CompilationError(
+            note + " Rebuild with `dbt run --full-refresh --select " + model + "`."
+        )
+    return ChangeRead(
+        upstream, mode, None, end, note=note + " Reading the full table instead.", columns=columns
+    )
 
 
-def _gap(upstream: str, mode: str, consumed: str, timeline: Timeline) -> Optional[str]:
+def _gap(upstream: str, mode: str, consumed: str, timeline: Timeline) -> str | None:
     """Why reading after `consumed` is unsafe, or None if it is safe."""
     instants = timeline.completions
     if consumed not in instants and consumed < instants[-1]:
@@ -167,7 +179,12 @@ def _gap(upstream: str, mode: str, consumed: str, timeline: Timeline) -> Optiona
     # once the cleaner removed them, Hudi fails on the missing files. (A
     # latest_state read falls back to the current file slices by itself.)
     first = timeline.first_instant_after(consumed)
-    if mode == "cdc" and first is not None and timeline.retained_from is not None and first < timeline.retained_from:
+    if (
+        mode == "cdc"
+        and first is not None
+        and timeline.retained_from is not None
+        and first < timeline.retained_from
+    ):
         return (
             f"is followed by writes whose files the cleaner has removed from {upstream} "
             f"(it retains instants from {timeline.retained_from} on)"
@@ -197,7 +214,7 @@ def image_value(image: str, column: str, data_type: str) -> str:
     return f"cast({raw} as {data_type})"
 
 
-def _check_columns(read: ChangeRead, names: List[str], column_types: dict, macro: str) -> None:
+def _check_columns(read: ChangeRead, names: list[str], column_types: dict, macro: str) -> None:
     missing = [n for n in names if n.lower() not in column_types]
     if missing:
         from dbt_common.exceptions import CompilationError
@@ -211,7 +228,9 @@ def _has_image(image: str) -> str:
     return f"{image} is not null and {image} != 'null'"
 
 
-def signed_changes_sql(read: ChangeRead, columns: Iterable[str], column_types: dict, macro: str) -> str:
+def signed_changes_sql(
+    read: ChangeRead, columns: Iterable[str], column_types: dict, macro: str
+) -> str:
     """The changes of `read` as signed rows of `columns`: each after image with
     `_sign` +1, each before image with -1. Summing `_sign * measure` by group
     gives what each group gained: an update moves its old value out and its new
@@ -223,8 +242,12 @@ def signed_changes_sql(read: ChangeRead, columns: Iterable[str], column_types: d
         return f"(select 1 as _sign, {', '.join(names)} from {read.upstream})"
     images = []
     for image, sign in (("after", 1), ("before", -1)):
-        values = ", ".join(f"{image_value('c.' + image, n, column_types[n.lower()])} as {n}" for n in names)
-        images.append(f"select {sign} as _sign, {values} from {read.sql()} as c where {_has_image('c.' + image)}")
+        values = ", ".join(
+            f"{image_value('c.' + image, n, column_types[n.lower()])} as {n}" for n in names
+        )
+        images.append(
+            f"select {sign} as _sign, {values} from {read.sql()} as c where {_has_image('c.' + image)}"
+        )
     return f"({' union all '.join(images)})"
 
 

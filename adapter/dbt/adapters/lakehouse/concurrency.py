@@ -28,8 +28,6 @@ The settings are session settings of every connection; a `hoodie.*` key set in
 
 from __future__ import annotations
 
-from typing import Dict, Optional
-
 SINGLE_WRITER = "single_writer"
 OPTIMISTIC = "optimistic"
 MODES = (SINGLE_WRITER, OPTIMISTIC)
@@ -53,7 +51,7 @@ class ConcurrencyConfigError(ValueError):
     pass
 
 
-def resolve_mode(configured: Optional[str], shared_catalog: bool) -> str:
+def resolve_mode(configured: str | None, shared_catalog: bool) -> str:
     """The profile's mode, or the default: optimistic when the catalog is shared
     (nothing else keeps the applications using it apart), else single writer."""
     if configured is None:
@@ -67,7 +65,7 @@ def resolve_mode(configured: Optional[str], shared_catalog: bool) -> str:
     return mode
 
 
-def hudi_settings(mode: str, lock_provider: str) -> Dict[str, str]:
+def hudi_settings(mode: str, lock_provider: str) -> dict[str, str]:
     """The `hoodie.*` session settings of a mode (none for single_writer)."""
     if mode != OPTIMISTIC:
         return {}

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Generator
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, Any, Callable, Generator, Optional, Tuple
+from typing import TYPE_CHECKING, Any
 
 from dbt.adapters.contracts.connection import AdapterResponse, Connection, ConnectionState
 from dbt.adapters.spark.connections import SparkConnectionManager, SparkConnectionMethod
@@ -32,7 +33,7 @@ READS_TABLE_CHANGES = re.compile(r"\bhudi_table_changes\s*\(", re.IGNORECASE)
 VECTORIZED_PARQUET = "spark.sql.parquet.enableVectorizedReader"
 
 
-def child_session(connection: Connection) -> Optional[Any]:
+def child_session(connection: Connection) -> Any | None:
     """The connection's own child Spark session on the embedded method (its
     configuration can be read and set without a statement); None on a server."""
     return getattr(getattr(connection.handle, "handle", None), "session", None)
@@ -57,8 +58,8 @@ class LakehouseConnectionManager(SparkConnectionManager):
             ) from exc
 
     def execute(
-        self, sql: str, auto_begin: bool = False, fetch: bool = False, limit: Optional[int] = None
-    ) -> Tuple[AdapterResponse, "agate.Table"]:
+        self, sql: str, auto_begin: bool = False, fetch: bool = False, limit: int | None = None
+    ) -> tuple[AdapterResponse, agate.Table]:
         if not READS_TABLE_CHANGES.search(sql):
             return super().execute(sql, auto_begin, fetch, limit)
         setting = self._setter(auto_begin)
@@ -74,18 +75,18 @@ class LakehouseConnectionManager(SparkConnectionManager):
         setting(before)
         return result
 
-    def _setter(self, auto_begin: bool) -> Callable[[Optional[str]], str]:
+    def _setter(self, auto_begin: bool) -> Callable[[str | None], str]:
         """Reads (None) or sets the vectorized reader's setting on this
         connection: on the embedded session through its configuration, without
         a statement (each costs 10-15 ms); on a server with `set`."""
         session = child_session(self.get_thread_connection())
 
-        def embedded(value: Optional[str]) -> str:
+        def embedded(value: str | None) -> str:
             if value is not None:
                 session.conf.set(VECTORIZED_PARQUET, value)
             return str(session.conf.get(VECTORIZED_PARQUET, "true"))
 
-        def statement(value: Optional[str]) -> str:
+        def statement(value: str | None) -> str:
             if value is not None:
                 self.add_query(f"set {VECTORIZED_PARQUET}={value}", auto_begin)
                 return value
@@ -103,7 +104,11 @@ class LakehouseConnectionManager(SparkConnectionManager):
             return super().open(connection)
         try:
             root = embedded_session.root_session(
-                creds.lake_dir, creds.hudi_jar, creds.master, creds.spark_conf, creds.lake_lock_timeout
+                creds.lake_dir,
+                creds.hudi_jar,
+                creds.master,
+                creds.spark_conf,
+                creds.lake_lock_timeout,
             )
         except HudiBundleError as exc:
             raise DbtRuntimeError(str(exc)) from exc

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Optional, Tuple
 
 from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
@@ -27,22 +26,22 @@ RUNTIME_DEFAULTS = {
 @dataclass
 class LakehouseCredentials(SparkCredentials):
     # The embedded session needs no host; dbt-spark requires one, so default it.
-    host: Optional[str] = None
+    host: str | None = None
     # Where the embedded session keeps its warehouse and Derby metastore.
     lake_dir: str = ".lake"
     # Path to the Hudi Spark bundle. When unset, LAKEHOUSE_HUDI_JAR, then the
     # per-user jar cache and ~/.m2, then a one-time download (see hudi_bundle).
-    hudi_jar: Optional[str] = None
+    hudi_jar: str | None = None
     # Spark master of the embedded session.
     master: str = "local[*]"
     # Extra static settings for the embedded session (spark.driver.memory, ...).
-    spark_conf: Dict[str, str] = field(default_factory=dict)
+    spark_conf: dict[str, str] = field(default_factory=dict)
     # Seconds a run waits for a lake another process is using (see lake_lock).
     lake_lock_timeout: float = 60
     # Several writers of one table at once, or one at a time (see concurrency):
     # single_writer, or optimistic with a lock provider. Unset: optimistic when
     # spark_conf points the catalog at a shared metastore, else single_writer.
-    concurrency: Optional[str] = None
+    concurrency: str | None = None
     lock_provider: str = "filesystem"
 
     def __post_init__(self) -> None:
@@ -51,7 +50,9 @@ class LakehouseCredentials(SparkCredentials):
         super().__post_init__()
         self.spark_conf = {str(k): str(v) for k, v in self.spark_conf.items()}
         try:
-            self.concurrency = concurrency.resolve_mode(self.concurrency, shares_catalog(self.spark_conf))
+            self.concurrency = concurrency.resolve_mode(
+                self.concurrency, shares_catalog(self.spark_conf)
+            )
             writers = concurrency.hudi_settings(self.concurrency, self.lock_provider)
         except concurrency.ConcurrencyConfigError as exc:
             raise DbtRuntimeError(str(exc)) from exc
@@ -64,5 +65,14 @@ class LakehouseCredentials(SparkCredentials):
 
     # What `dbt debug` prints. Never the fields that can carry a secret:
     # token, password, connection_string_suffix, spark_conf, server_side_parameters.
-    def _connection_keys(self) -> Tuple[str, ...]:
-        return ("method", "host", "port", "schema", "lake_dir", "master", "concurrency", "lock_provider")
+    def _connection_keys(self) -> tuple[str, ...]:
+        return (
+            "method",
+            "host",
+            "port",
+            "schema",
+            "lake_dir",
+            "master",
+            "concurrency",
+            "lock_provider",
+        )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from dbt.adapters.events.logging import AdapterLogger
 from dbt_common.exceptions import DbtRuntimeError
@@ -31,7 +31,7 @@ LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
 _start_lock = threading.Lock()
 
 
-def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> Dict[str, str]:
+def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> dict[str, str]:
     """Static settings a Spark session needs to read and write Hudi tables locally."""
     return {
         "spark.master": master,
@@ -47,9 +47,7 @@ def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> Dict[str, str]:
         "spark.sql.catalogImplementation": "hive",
         "spark.sql.warehouse.dir": str(lake_dir / "warehouse"),
         # An embedded Derby metastore inside the lake folder, not in the cwd.
-        METASTORE_URL: (
-            f"jdbc:derby:;databaseName={lake_dir / 'metastore_db'};create=true"
-        ),
+        METASTORE_URL: (f"jdbc:derby:;databaseName={lake_dir / 'metastore_db'};create=true"),
         # The jol flags: Hudi sizes objects with jol, which would otherwise try to
         # attach an agent to this very JVM; when that self-attach misfires the
         # JVM prints a full thread dump to the console.
@@ -93,7 +91,7 @@ def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> Dict[str, str]:
     }
 
 
-def shares_catalog(spark_conf: Dict[str, str]) -> bool:
+def shares_catalog(spark_conf: dict[str, str]) -> bool:
     """True when the profile points the catalog at a metastore database other
     than the lake's own Derby one (PostgreSQL, MySQL, ...), which several Spark
     applications can use at once."""
@@ -101,7 +99,7 @@ def shares_catalog(spark_conf: Dict[str, str]) -> bool:
     return bool(url) and not url.startswith("jdbc:derby:")
 
 
-def _loopback(master: str) -> Dict[str, str]:
+def _loopback(master: str) -> dict[str, str]:
     """Bind the driver (its RPC and block manager ports) to loopback when the
     whole job runs in this JVM: nothing here is meant for the network. A
     cluster master needs a driver its executors can reach (set spark.driver.host
@@ -115,11 +113,18 @@ def _loopback(master: str) -> Dict[str, str]:
 # packages); pyspark passes these on the JVM's command line. The local file
 # system's class too: spark-submit opens the first file: path (to list the
 # jars), and Hadoop caches that instance for the whole JVM.
-LAUNCH_PREFIXES = ("spark.master", "spark.driver.", "spark.jars", "spark.submit.", "spark.files", "spark.archives",
-                   "spark.hadoop.fs.file.impl")
+LAUNCH_PREFIXES = (
+    "spark.master",
+    "spark.driver.",
+    "spark.jars",
+    "spark.submit.",
+    "spark.files",
+    "spark.archives",
+    "spark.hadoop.fs.file.impl",
+)
 
 
-def _launch_gateway(conf: Dict[str, str]) -> None:
+def _launch_gateway(conf: dict[str, str]) -> None:
     """Start the JVM with only the settings its launch needs.
 
     pyspark puts every setting it launches the JVM with on the JVM's command
@@ -136,7 +141,7 @@ def _launch_gateway(conf: Dict[str, str]) -> None:
     SparkContext._ensure_initialized(conf=launch)
 
 
-def _active_session() -> Optional[Any]:
+def _active_session() -> Any | None:
     from pyspark.sql import SparkSession
 
     session = SparkSession.getActiveSession() or SparkSession._instantiatedSession
@@ -146,7 +151,11 @@ def _active_session() -> Optional[Any]:
 
 
 def root_session(
-    lake_dir: str, hudi_jar: Optional[str], master: str, spark_conf: Dict[str, str], lock_timeout: float = 60
+    lake_dir: str,
+    hudi_jar: str | None,
+    master: str,
+    spark_conf: dict[str, str],
+    lock_timeout: float = 60,
 ) -> Any:
     """The process-wide Spark session, started with Hudi on first use."""
     # Refuse a pyspark no Hudi bundle exists for here, with a readable error,
@@ -177,7 +186,11 @@ def root_session(
             conf.update(spark_conf)
             if file_system and spark_conf.get("spark.driver.extraClassPath"):
                 conf["spark.driver.extraClassPath"] = os.pathsep.join(
-                    [file_system["spark.driver.extraClassPath"], spark_conf["spark.driver.extraClassPath"]])
+                    [
+                        file_system["spark.driver.extraClassPath"],
+                        spark_conf["spark.driver.extraClassPath"],
+                    ]
+                )
             _launch_gateway(conf)
             builder = SparkSession.builder
             for key, value in conf.items():
@@ -205,8 +218,8 @@ class EmbeddedCursor:
 
     def __init__(self, session: Any) -> None:
         self._session = session
-        self._df: Optional[Any] = None
-        self._rows: Optional[List[Any]] = None
+        self._df: Any | None = None
+        self._rows: list[Any] | None = None
 
     def execute(self, sql: str, *parameters: Any) -> None:
         from pyspark.sql.utils import AnalysisException
@@ -220,7 +233,7 @@ class EmbeddedCursor:
             raise DbtRuntimeError(str(exc)) from exc
 
     @property
-    def description(self) -> List[tuple]:
+    def description(self) -> list[tuple]:
         if self._df is None:
             return []
         return [
@@ -228,12 +241,12 @@ class EmbeddedCursor:
             for f in self._df.schema.fields
         ]
 
-    def fetchall(self) -> Optional[List[Any]]:
+    def fetchall(self) -> list[Any] | None:
         if self._rows is None and self._df is not None:
             self._rows = self._df.collect()
         return self._rows
 
-    def fetchone(self) -> Optional[Any]:
+    def fetchone(self) -> Any | None:
         rows = self.fetchall()
         return rows.pop(0) if rows else None
 
@@ -245,7 +258,7 @@ class EmbeddedCursor:
 class EmbeddedConnection:
     """One child Spark session per dbt connection, with the runtime settings applied."""
 
-    def __init__(self, root: Any, runtime_conf: Dict[str, str]) -> None:
+    def __init__(self, root: Any, runtime_conf: dict[str, str]) -> None:
         self.session = root.newSession()
         for key, value in runtime_conf.items():
             self.session.conf.set(key, value)

@@ -38,9 +38,9 @@ import shutil
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Optional, Tuple
 
 HUDI_VERSION = "1.2.0"
 GROUP_ID = "org.apache.hudi"
@@ -109,7 +109,7 @@ class Bundle:
 # --- which bundle -------------------------------------------------------------
 
 
-def bundle_for(pyspark_version: str, scala: Optional[str] = None) -> Bundle:
+def bundle_for(pyspark_version: str, scala: str | None = None) -> Bundle:
     """The bundle for a pyspark version; UnsupportedSparkError outside SUPPORTED_SPARK."""
     match = re.match(r"(\d+)\.(\d+)", pyspark_version)
     spark = f"{match.group(1)}.{match.group(2)}" if match else pyspark_version
@@ -136,7 +136,7 @@ def installed_bundle() -> Bundle:
     return bundle_for(pyspark.__version__, _scala_of(Path(pyspark.__file__).parent / "jars"))
 
 
-def _scala_of(jars_dir: Path) -> Optional[str]:
+def _scala_of(jars_dir: Path) -> str | None:
     """Scala binary version of a Spark distribution, from its scala-library jar."""
     for jar in jars_dir.glob("scala-library-*.jar"):
         match = re.match(r"scala-library-(\d+\.\d+)\.", jar.name)
@@ -145,7 +145,7 @@ def _scala_of(jars_dir: Path) -> Optional[str]:
     return None
 
 
-def spark_and_scala_version() -> Tuple[str, str]:
+def spark_and_scala_version() -> tuple[str, str]:
     """(Spark major.minor, Scala binary version) of the installed pyspark."""
     bundle = installed_bundle()
     return bundle.spark, bundle.scala
@@ -175,14 +175,16 @@ def maven_local_repository() -> Path:
     return Path.home() / ".m2" / "repository"
 
 
-def repository_url(repository: Optional[str] = None) -> str:
+def repository_url(repository: str | None = None) -> str:
     return repository or os.environ.get(REPOSITORY_ENV_VAR) or MAVEN_CENTRAL
 
 
-def _explicit_jar(explicit: Optional[str]) -> Optional[Path]:
+def _explicit_jar(explicit: str | None) -> Path | None:
     """The jar the profile or the env var names; an error if it is not a file."""
-    for source, value in (("`hudi_jar` in the profile", explicit),
-                          (JAR_ENV_VAR, os.environ.get(JAR_ENV_VAR))):
+    for source, value in (
+        ("`hudi_jar` in the profile", explicit),
+        (JAR_ENV_VAR, os.environ.get(JAR_ENV_VAR)),
+    ):
         if not value:
             continue
         path = Path(value).expanduser()
@@ -196,7 +198,7 @@ def _explicit_jar(explicit: Optional[str]) -> Optional[Path]:
     return None
 
 
-def cached_locations(bundle: Bundle, cache_dir: Optional[Path] = None) -> List[Path]:
+def cached_locations(bundle: Bundle, cache_dir: Path | None = None) -> list[Path]:
     """Where a previously fetched bundle may already be, in the order looked at."""
     return [
         (cache_dir or user_cache_dir()) / bundle.jar_name,
@@ -204,7 +206,7 @@ def cached_locations(bundle: Bundle, cache_dir: Optional[Path] = None) -> List[P
     ]
 
 
-def locate(explicit: Optional[str] = None, cache_dir: Optional[Path] = None) -> Path:
+def locate(explicit: str | None = None, cache_dir: Path | None = None) -> Path:
     """The bundle already on this machine: explicit path, env var, cache, ~/.m2.
 
     Never downloads; raises HudiBundleError when nothing is found.
@@ -225,9 +227,9 @@ def locate(explicit: Optional[str] = None, cache_dir: Optional[Path] = None) -> 
 
 
 def fetch(
-    cache_dir: Optional[Path] = None,
-    repository: Optional[str] = None,
-    notify: Optional[Callable[[str], None]] = None,
+    cache_dir: Path | None = None,
+    repository: str | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> Path:
     """Make sure cache_dir holds the bundle: keep it, copy it from ~/.m2, or download it."""
     bundle = installed_bundle()
@@ -242,8 +244,10 @@ def fetch(
         return target.resolve()
     url = bundle.url(repository_url(repository))
     if notify:
-        notify(f"Downloading the Hudi Spark bundle {bundle.coordinates} from {url} "
-               f"into {cache} (once per machine)")
+        notify(
+            f"Downloading the Hudi Spark bundle {bundle.coordinates} from {url} "
+            f"into {cache} (once per machine)"
+        )
     try:
         _download_verified(url, target)
     except (OSError, http.client.HTTPException, HudiBundleError) as exc:
@@ -254,10 +258,10 @@ def fetch(
 
 
 def resolve(
-    explicit: Optional[str] = None,
-    cache_dir: Optional[Path] = None,
-    repository: Optional[str] = None,
-    notify: Optional[Callable[[str], None]] = None,
+    explicit: str | None = None,
+    cache_dir: Path | None = None,
+    repository: str | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> Path:
     """The bundle for the embedded session: found on this machine, else downloaded."""
     bundle = installed_bundle()  # the Spark version check, whatever the jar's source
@@ -325,10 +329,10 @@ def _publish(target: Path, write: Callable) -> None:
 
 def _missing_message(
     bundle: Bundle,
-    looked_at: List[Path],
-    url: Optional[str],
-    failure: Optional[BaseException],
-    cache_dir: Optional[Path],
+    looked_at: list[Path],
+    url: str | None,
+    failure: BaseException | None,
+    cache_dir: Path | None,
 ) -> str:
     target = (cache_dir or user_cache_dir()) / bundle.jar_name
     source = url or bundle.url(repository_url())
@@ -352,7 +356,7 @@ def _missing_message(
     return "\n".join(lines)
 
 
-def _describe(failure: Optional[BaseException]) -> str:
+def _describe(failure: BaseException | None) -> str:
     if isinstance(failure, urllib.error.HTTPError):
         return f"HTTP {failure.code} {failure.reason}"
     if isinstance(failure, urllib.error.URLError):

@@ -7,7 +7,7 @@ import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Dict, List, Optional, Set, Tuple, Union
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from dbt.adapters.base.meta import available
@@ -18,7 +18,12 @@ from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.lakehouse import (
-    commit_reads, concurrency, recovery, session_settings, test_scope, unchanged_builds,
+    commit_reads,
+    concurrency,
+    recovery,
+    session_settings,
+    test_scope,
+    unchanged_builds,
 )
 from dbt.adapters.lakehouse.commit_reads import ChangeRead
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager, child_session
@@ -30,15 +35,15 @@ logger = AdapterLogger("Lakehouse")
 @dataclass
 class LakehouseConfig(SparkConfig):
     file_format: str = "hudi"
-    table_type: Optional[str] = None
-    precombine_key: Optional[str] = None
-    partition_by: Optional[Union[List[str], str]] = None
-    index: Optional[Dict[str, Any]] = None
-    compaction: Optional[Dict[str, Any]] = None
-    cleaning: Optional[Dict[str, Any]] = None
-    hudi_options: Optional[Dict[str, Any]] = None
-    delete_condition: Optional[str] = None
-    skip_unchanged: Optional[bool] = None
+    table_type: str | None = None
+    precombine_key: str | None = None
+    partition_by: list[str] | str | None = None
+    index: dict[str, Any] | None = None
+    compaction: dict[str, Any] | None = None
+    cleaning: dict[str, Any] | None = None
+    hudi_options: dict[str, Any] | None = None
+    delete_condition: str | None = None
+    skip_unchanged: bool | None = None
 
 
 class LakehouseAdapter(SparkAdapter):
@@ -61,18 +66,18 @@ class LakehouseAdapter(SparkAdapter):
         super().__init__(config, mp_context)
         # Ranges each model's lake_changes() planned at compile time, for its
         # materialization to log and to record with its write.
-        self._change_reads: Dict[str, Dict[str, ChangeRead]] = {}
-        self._hudi_configs: Dict[Tuple[str, str], HudiTableConfig] = {}
-        self._schema_locations: Dict[str, str] = {}
+        self._change_reads: dict[str, dict[str, ChangeRead]] = {}
+        self._hudi_configs: dict[tuple[str, str], HudiTableConfig] = {}
+        self._schema_locations: dict[str, str] = {}
         # What each table model with skip_unchanged is built from (unchanged_builds).
-        self._built_from: Dict[str, str] = {}
+        self._built_from: dict[str, str] = {}
         # Per table this invocation wrote: its latest commit before the write
         # (None when the write created it), for data tests scoped to what changed.
-        self._written_since: Dict[str, Optional[test_scope.Since]] = {}
-        self._partitions_read: Set[str] = set()
+        self._written_since: dict[str, test_scope.Since | None] = {}
+        self._partitions_read: set[str] = set()
         # Incremental models whose SQL said, as it compiled, that it has
         # nothing new to read (lakehouse_nothing_to_read).
-        self._nothing_to_read: Set[str] = set()
+        self._nothing_to_read: set[str] = set()
         # Names this run's scratch tables under optimistic concurrency.
         self._run_token = uuid.uuid4().hex[:8]
 
@@ -80,11 +85,11 @@ class LakehouseAdapter(SparkAdapter):
     def type(cls) -> str:
         return "lakehouse"
 
-    def valid_incremental_strategies(self) -> List[str]:
+    def valid_incremental_strategies(self) -> list[str]:
         return ["append", "merge", "upsert", "insert_overwrite", "microbatch"]
 
     @available
-    def hudi_config(self, model: Dict[str, Any]) -> HudiTableConfig:
+    def hudi_config(self, model: dict[str, Any]) -> HudiTableConfig:
         """The model's lake configs, validated (raises a compilation error naming the model).
         Parsed once per model and config: several macros of one write ask for it,
         and its warnings are said once."""
@@ -92,7 +97,10 @@ class LakehouseAdapter(SparkAdapter):
         # dbt reads an empty unique_key ('' or []) as no unique key at all.
         if config.get("unique_key") in ("", []):
             config = {key: value for key, value in config.items() if key != "unique_key"}
-        cache_key = (model.get("unique_id") or model["name"], json.dumps(config, sort_keys=True, default=str))
+        cache_key = (
+            model.get("unique_id") or model["name"],
+            json.dumps(config, sort_keys=True, default=str),
+        )
         parsed = self._hudi_configs.get(cache_key)
         if parsed is None:
             parsed = HudiTableConfig.from_model_config(model["name"], config)
@@ -102,11 +110,11 @@ class LakehouseAdapter(SparkAdapter):
         return parsed
 
     @available
-    def hudi_table_settings(self, relation: BaseRelation) -> Tuple[Dict[str, str], List[str], str]:
+    def hudi_table_settings(self, relation: BaseRelation) -> tuple[dict[str, str], list[str], str]:
         """(catalog table properties, partition columns, location) of an existing table."""
         _, props = self.execute(f"show tblproperties {relation}", fetch=True)
         _, described = self.execute(f"describe table extended {relation}", fetch=True)
-        partitions: List[str] = []
+        partitions: list[str] = []
         location = ""
         in_partitions = False
         for row in described:
@@ -124,7 +132,7 @@ class LakehouseAdapter(SparkAdapter):
     # --- session settings ------------------------------------------------------
 
     @available
-    def connection_hudi_settings(self) -> Dict[str, str]:
+    def connection_hudi_settings(self) -> dict[str, str]:
         """The `hoodie.*` settings every connection starts with (the profile's
         concurrency control, its server_side_parameters): a model's write
         settings come and go, these stay."""
@@ -132,7 +140,7 @@ class LakehouseAdapter(SparkAdapter):
         return {k: str(v) for k, v in params.items() if k.startswith("hoodie.")}
 
     @available
-    def replace_write_settings(self, settings: Dict[str, Any]) -> str:
+    def replace_write_settings(self, settings: dict[str, Any]) -> str:
         """Make `settings` (empty: none) this connection's write settings,
         on top of its own (session_settings.py)."""
         connection = self.connections.get_thread_connection()
@@ -157,7 +165,7 @@ class LakehouseAdapter(SparkAdapter):
     # --- recovery from a writer that died -------------------------------------
 
     @available
-    def recover_metadata_table(self, relation: BaseRelation, location: str) -> Optional[str]:
+    def recover_metadata_table(self, relation: BaseRelation, location: str) -> str | None:
         """Drop the table's metadata table if a dead writer left a compaction of
         it pending, and say why; the next write rebuilds it from the files.
 
@@ -176,13 +184,15 @@ class LakehouseAdapter(SparkAdapter):
         pending = recovery.pending_metadata_compactions(self._metadata_timeline(location))
         if not pending:
             return None
-        self.execute(f"call delete_metadata_table(table => '{relation.schema}.{relation.identifier}')")
+        self.execute(
+            f"call delete_metadata_table(table => '{relation.schema}.{relation.identifier}')"
+        )
         return (
             f"{relation}: its metadata table had compaction {', '.join(pending)} left pending by a "
             "writer that died; the metadata table was dropped and this write rebuilds it."
         )
 
-    def _metadata_timeline(self, location: str) -> List[Any]:
+    def _metadata_timeline(self, location: str) -> list[Any]:
         if recovery.has_no_metadata_table(location):
             return []
         path = recovery.metadata_table_path(location)
@@ -225,7 +235,7 @@ class LakehouseAdapter(SparkAdapter):
     # --- source freshness ------------------------------------------------------
 
     @available
-    def hudi_last_modified(self, relation: BaseRelation) -> Optional[str]:
+    def hudi_last_modified(self, relation: BaseRelation) -> str | None:
         """When the table's latest completed instant completed, in UTC
         ('YYYY-MM-DD HH:MM:SS.ffffff'); None if nothing was ever committed to it."""
         table = f"{relation.schema}.{relation.identifier}"
@@ -249,15 +259,19 @@ class LakehouseAdapter(SparkAdapter):
         if props.get("hoodie.table.timeline.timezone", "LOCAL").upper() == "UTC":
             zone = "UTC"
         else:
-            _, rows = self.execute("select reflect('java.time.ZoneId', 'systemDefault')", fetch=True)
+            _, rows = self.execute(
+                "select reflect('java.time.ZoneId', 'systemDefault')", fetch=True
+            )
             zone = str(rows[0][0])
         moment = datetime.strptime(completed[:17], "%Y%m%d%H%M%S%f").replace(tzinfo=ZoneInfo(zone))
         return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
 
     # --- incremental commit reads ---------------------------------------------
 
-    def _completed_commits(self, table: str, limit: int) -> List[Any]:
-        _, rows = self.execute(f"call show_commits(table => '{table}', limit => {limit})", fetch=True)
+    def _completed_commits(self, table: str, limit: int) -> list[Any]:
+        _, rows = self.execute(
+            f"call show_commits(table => '{table}', limit => {limit})", fetch=True
+        )
         return list(rows)
 
     def _timeline(self, table: str, with_cleans: bool) -> commit_reads.Timeline:
@@ -267,11 +281,16 @@ class LakehouseAdapter(SparkAdapter):
         )
         retained_from = None
         if with_cleans:
-            _, cleans = self.execute(f"call show_cleans(table => '{table}', limit => 10)", fetch=True)
+            _, cleans = self.execute(
+                f"call show_cleans(table => '{table}', limit => 10)", fetch=True
+            )
             # A clean that names no earliest instant to retain (file-version
             # policy) may have removed any slice written before it ran.
-            floors = [str(c["earliest_commit_to_retain"] or c["clean_time"])
-                      for c in cleans if c["total_files_deleted"]]
+            floors = [
+                str(c["earliest_commit_to_retain"] or c["clean_time"])
+                for c in cleans
+                if c["total_files_deleted"]
+            ]
             retained_from = max(floors, default=None)
         return commit_reads.Timeline(commits, retained_from)
 
@@ -279,7 +298,7 @@ class LakehouseAdapter(SparkAdapter):
         _, rows = self.execute(f"select 1 from {relation} limit 1", fetch=True)
         return len(rows) > 0
 
-    def _consumed_position(self, table: str, upstream: str) -> Optional[str]:
+    def _consumed_position(self, table: str, upstream: str) -> str | None:
         """The upstream instant recorded by this table's latest write that
         recorded one, or by a later run that read a range and wrote nothing."""
         committed = self._recorded(table, commit_reads.position_key(upstream))
@@ -289,13 +308,16 @@ class LakehouseAdapter(SparkAdapter):
         return commit_reads.latest_position(committed, skipped)
 
     @available
-    def skipped_write_positions(self, model: Dict[str, Any]) -> Dict[str, str]:
+    def skipped_write_positions(self, model: dict[str, Any]) -> dict[str, str]:
         """Table properties that record how far a run read when it wrote no
         commit (see commit_reads.SKIPPED_PREFIX)."""
-        return {commit_reads.skipped_position_key(r.upstream): r.end
-                for r in self.change_reads(model) if r.end is not None}
+        return {
+            commit_reads.skipped_position_key(r.upstream): r.end
+            for r in self.change_reads(model)
+            if r.end is not None
+        }
 
-    def _recorded(self, table: str, key: str) -> Optional[str]:
+    def _recorded(self, table: str, key: str) -> str | None:
         """The value of `key` in the extra metadata of this table's latest commit that has it."""
         for commit in self._completed_commits(table, self.POSITION_SCAN):
             _, rows = self.execute(
@@ -309,8 +331,15 @@ class LakehouseAdapter(SparkAdapter):
 
     @available
     def plan_change_read(
-        self, model: Dict[str, Any], this: Optional[BaseRelation], upstream: BaseRelation,
-        mode: str, incremental: bool, on_gap: str, stage: bool = False, signed: bool = False,
+        self,
+        model: dict[str, Any],
+        this: BaseRelation | None,
+        upstream: BaseRelation,
+        mode: str,
+        incremental: bool,
+        on_gap: str,
+        stage: bool = False,
+        signed: bool = False,
     ) -> ChangeRead:
         """Plan what the model reads of `upstream` in this run (see commit_reads).
         `stage`: a run will materialize the model, so an incremental range is
@@ -324,17 +353,26 @@ class LakehouseAdapter(SparkAdapter):
                 "recompute the touched groups with lake_changed_keys instead."
             )
         upstream_name = f"{upstream.schema}.{upstream.identifier}"
-        consumed = self._consumed_position(f"{this.schema}.{this.identifier}", upstream_name) if incremental else None
-        columns: List[Tuple[str, str]] = []
+        consumed = (
+            self._consumed_position(f"{this.schema}.{this.identifier}", upstream_name)
+            if incremental
+            else None
+        )
+        columns: list[tuple[str, str]] = []
         if mode == "cdc":
             # A full cdc read renders the snapshot as images of these columns.
-            columns = [(c.name, c.data_type) for c in self.get_columns_in_relation(upstream)
-                       if not c.name.startswith("_hoodie_")]
+            columns = [
+                (c.name, c.data_type)
+                for c in self.get_columns_in_relation(upstream)
+                if not c.name.startswith("_hoodie_")
+            ]
         timeline = self._timeline(upstream_name, with_cleans=mode == "cdc")
         # Deltas of a full read, added to stored rows that already count them,
         # would count them twice: a signed read never falls back to a full one.
         on_gap = "fail" if signed else on_gap
-        read = commit_reads.plan_read(upstream_name, mode, consumed, timeline, on_gap, name, columns)
+        read = commit_reads.plan_read(
+            upstream_name, mode, consumed, timeline, on_gap, name, columns
+        )
         if incremental and consumed is None:
             note = f"Model '{name}' has no recorded position for {upstream_name}"
             # (An empty table, e.g. first built while the upstream had no
@@ -349,8 +387,11 @@ class LakehouseAdapter(SparkAdapter):
         reads = self._change_reads.setdefault(model["unique_id"], {})
         slot = (upstream_name, mode)
         number = list(reads).index(slot) + 1 if slot in reads else len(reads) + 1
-        staged_as = (f"{this.schema}.{self.scratch_identifier(this.identifier, f'read_{number}')}"
-                     if stage and read.is_incremental else None)
+        staged_as = (
+            f"{this.schema}.{self.scratch_identifier(this.identifier, f'read_{number}')}"
+            if stage and read.is_incremental
+            else None
+        )
         read = dataclasses.replace(read, staged_as=staged_as)
         reads[slot] = read
         return read
@@ -359,7 +400,10 @@ class LakehouseAdapter(SparkAdapter):
 
     @available
     def unchanged_since_last_build(
-        self, model: Dict[str, Any], existing: Optional[BaseRelation], upstreams: List[Optional[BaseRelation]]
+        self,
+        model: dict[str, Any],
+        existing: BaseRelation | None,
+        upstreams: list[BaseRelation | None],
     ) -> bool:
         """True when `existing` was built from exactly what the model would read
         now (see unchanged_builds); else the next write records what it reads."""
@@ -370,37 +414,52 @@ class LakehouseAdapter(SparkAdapter):
 
     @available
     def nothing_new_to_read(
-        self, model: Dict[str, Any], existing: Optional[BaseRelation], upstreams: List[Optional[BaseRelation]]
+        self,
+        model: dict[str, Any],
+        existing: BaseRelation | None,
+        upstreams: list[BaseRelation | None],
     ) -> bool:
         """For an incremental model: True when every range it reads with
         lake_changes in this run is empty, and its definition and its other
         upstreams are what `existing` was last written from (see
         unchanged_builds)."""
-        if model["unique_id"] in self._nothing_to_read and existing is not None and not existing.is_view:
+        if (
+            model["unique_id"] in self._nothing_to_read
+            and existing is not None
+            and not existing.is_view
+        ):
             return True
         reads = self.change_reads(model)
         if not reads:
             return False
         by_range = {read.upstream.lower() for read in reads}
-        others = [u for u in upstreams if u is None or f"{u.schema}.{u.identifier}".lower() not in by_range]
+        others = [
+            u
+            for u in upstreams
+            if u is None or f"{u.schema}.{u.identifier}".lower() not in by_range
+        ]
         # Noted even when a range has rows: the write records it.
         built_from = self._note_built_from(model, model.get("raw_code") or "", others)
-        return (built_from is not None and all(read.is_empty for read in reads)
-                and self._last_built_from(existing) == built_from)
+        return (
+            built_from is not None
+            and all(read.is_empty for read in reads)
+            and self._last_built_from(existing) == built_from
+        )
 
     @available
-    def note_nothing_to_read(self, model: Dict[str, Any]) -> str:
+    def note_nothing_to_read(self, model: dict[str, Any]) -> str:
         """Called while the model's SQL compiles (lakehouse_nothing_to_read):
         it found nothing new in what it reads (a landing folder with no new
         file), so with skip_unchanged it is not run."""
         self._nothing_to_read.add(model["unique_id"])
         return ""
 
-    def _note_built_from(self, model: Dict[str, Any], code: str,
-                         upstreams: List[Optional[BaseRelation]]) -> Optional[str]:
+    def _note_built_from(
+        self, model: dict[str, Any], code: str, upstreams: list[BaseRelation | None]
+    ) -> str | None:
         """What this build reads (unchanged_builds.built_from), kept for the
         model's next commit to record; None if it cannot be compared."""
-        instants: Dict[str, Optional[str]] = {}
+        instants: dict[str, str | None] = {}
         for upstream in upstreams:
             if upstream is None:  # ephemeral, or not built yet: nothing to compare
                 return None
@@ -411,16 +470,18 @@ class LakehouseAdapter(SparkAdapter):
             self._built_from[model["unique_id"]] = built_from
         return built_from
 
-    def _last_built_from(self, existing: Optional[BaseRelation]) -> Optional[str]:
+    def _last_built_from(self, existing: BaseRelation | None) -> str | None:
         if existing is None or existing.is_view:
             return None
-        return self._recorded(f"{existing.schema}.{existing.identifier}", unchanged_builds.BUILT_FROM_KEY)
+        return self._recorded(
+            f"{existing.schema}.{existing.identifier}", unchanged_builds.BUILT_FROM_KEY
+        )
 
-    def _latest_instant(self, table: str) -> Optional[str]:
+    def _latest_instant(self, table: str) -> str | None:
         latest = self._latest_commit(table)
         return latest.instant if latest else None
 
-    def _latest_commit(self, table: str) -> Optional[test_scope.Since]:
+    def _latest_commit(self, table: str) -> test_scope.Since | None:
         try:
             commits = self._completed_commits(table, 10)
         except Exception as exc:  # Spark's own exception on the embedded session
@@ -431,13 +492,17 @@ class LakehouseAdapter(SparkAdapter):
             return None
         # Listed newest instant first; an older instant (a compaction) may
         # have completed after a newer one.
-        return test_scope.Since(instant=str(commits[0]["commit_time"]),
-                                completed=max(str(c["state_transition_time"]) for c in commits))
+        return test_scope.Since(
+            instant=str(commits[0]["commit_time"]),
+            completed=max(str(c["state_transition_time"]) for c in commits),
+        )
 
     # --- data tests scoped to what this invocation wrote (test_scope) ---------
 
     @available
-    def note_write_start(self, relation: BaseRelation, existing: Optional[BaseRelation], scope_mode: str) -> str:
+    def note_write_start(
+        self, relation: BaseRelation, existing: BaseRelation | None, scope_mode: str
+    ) -> str:
         """Before a model writes, when data tests are scoped to what changed:
         remember the table's latest commit (its instant, and when it
         completed); this write's rows come from the commits after it."""
@@ -445,10 +510,12 @@ class LakehouseAdapter(SparkAdapter):
             return ""
         key = self._table_key(relation)
         if key not in self._written_since:
-            self._written_since[key] = None if existing is None or existing.is_view else self._latest_commit(key)
+            self._written_since[key] = (
+                None if existing is None or existing.is_view else self._latest_commit(key)
+            )
         return ""
 
-    def _written_after(self, key: str) -> Optional[test_scope.Since]:
+    def _written_after(self, key: str) -> test_scope.Since | None:
         """The table's commit before this invocation wrote it (None: not
         written, or created by it), with the partitions its later commits
         wrote, read once from their commit metadata when a test first asks (the
@@ -463,11 +530,15 @@ class LakehouseAdapter(SparkAdapter):
             paths = []
             for instant in later:
                 _, rows = self.execute(
-                    f"call show_commit_partitions(table => '{key}', instant_time => '{instant}')", fetch=True)
+                    f"call show_commit_partitions(table => '{key}', instant_time => '{instant}')",
+                    fetch=True,
+                )
                 paths.extend(str(row["partition_path"]) for row in rows)
             written = test_scope.partitions_predicate(paths)
             if written:
-                since = dataclasses.replace(since, partition_columns=written[0], partitions=written[1])
+                since = dataclasses.replace(
+                    since, partition_columns=written[0], partitions=written[1]
+                )
         elif commits and not later:  # the model wrote nothing: no row to read
             since = dataclasses.replace(since, partitions="false")
         self._written_since[key] = since
@@ -480,9 +551,14 @@ class LakehouseAdapter(SparkAdapter):
 
     @available
     def test_scope_relation(
-        self, relation: BaseRelation, test_node: Dict[str, Any], where: str, scope_mode: str,
-        tested: Optional[Dict[str, Any]] = None, nodes: Optional[Dict[str, Any]] = None,
-    ) -> Optional[str]:
+        self,
+        relation: BaseRelation,
+        test_node: dict[str, Any],
+        where: str,
+        scope_mode: str,
+        tested: dict[str, Any] | None = None,
+        nodes: dict[str, Any] | None = None,
+    ) -> str | None:
         """The subquery that scopes this data test to what this invocation
         wrote in `relation`, or None to check the whole of it. `tested` (the
         model the test is attached to) and `nodes` (the graph's) let a model
@@ -502,19 +578,28 @@ class LakehouseAdapter(SparkAdapter):
         if follows is None:
             return None
         upstream, key, partition_by = follows
-        upstream_relation = self.Relation.create(schema=upstream.get("schema"), identifier=upstream.get("alias"))
+        upstream_relation = self.Relation.create(
+            schema=upstream.get("schema"), identifier=upstream.get("alias")
+        )
         since = self._written_after(self._table_key(upstream_relation))
         if not since:
             return None
-        return test_scope.rows_from_relation(str(relation), str(upstream_relation), key, since, where, partition_by)
+        return test_scope.rows_from_relation(
+            str(relation), str(upstream_relation), key, since, where, partition_by
+        )
 
     @available
-    def changed_values_sql(self, relations: List[Any], columns: List[str], scope_mode: str) -> Optional[str]:
+    def changed_values_sql(
+        self, relations: list[Any], columns: list[str], scope_mode: str
+    ) -> str | None:
         """A query of the distinct values of `columns` among the rows this
         invocation wrote to any of `relations`; None when one of them is to be
         checked whole (not written by this invocation, created by it, or given
         as a filtered query rather than a table)."""
-        if scope_mode == "full" or test_scope.check_mode(scope_mode, "changed_values_sql") != "changed":
+        if (
+            scope_mode == "full"
+            or test_scope.check_mode(scope_mode, "changed_values_sql") != "changed"
+        ):
             return None
         written = []
         for relation in relations:
@@ -527,30 +612,39 @@ class LakehouseAdapter(SparkAdapter):
         return test_scope.changed_values_sql(written, columns)
 
     @available
-    def change_reads(self, model: Dict[str, Any]) -> List[ChangeRead]:
+    def change_reads(self, model: dict[str, Any]) -> list[ChangeRead]:
         return list(self._change_reads.get(model["unique_id"], {}).values())
 
     @available
-    def position_settings(self, model: Dict[str, Any]) -> Dict[str, str]:
+    def position_settings(self, model: dict[str, Any]) -> dict[str, str]:
         """Session settings that put the consumed positions (and, for a table
         model that skips unchanged builds, what it is built from) into the next commit."""
-        settings = {commit_reads.position_key(r.upstream): r.end for r in self.change_reads(model) if r.end is not None}
+        settings = {
+            commit_reads.position_key(r.upstream): r.end
+            for r in self.change_reads(model)
+            if r.end is not None
+        }
         if model["unique_id"] in self._built_from:
             settings[unchanged_builds.BUILT_FROM_KEY] = self._built_from[model["unique_id"]]
         if not settings:
             return {}
-        return {"hoodie.datasource.write.commitmeta.key.prefix": commit_reads.COMMIT_META_PREFIX, **settings}
+        return {
+            "hoodie.datasource.write.commitmeta.key.prefix": commit_reads.COMMIT_META_PREFIX,
+            **settings,
+        }
 
     # A cdc read already carries the upstream's columns (planning described
     # them), so these need no second look at the upstream.
     @staticmethod
-    def _column_types(read: ChangeRead) -> Dict[str, str]:
+    def _column_types(read: ChangeRead) -> dict[str, str]:
         return {name.lower(): data_type for name, data_type in read.columns}
 
     @available
-    def changed_keys_sql(self, read: ChangeRead, keys: List[str]) -> str:
+    def changed_keys_sql(self, read: ChangeRead, keys: list[str]) -> str:
         return commit_reads.changed_keys_sql(read, keys, self._column_types(read))
 
     @available
-    def signed_changes_sql(self, read: ChangeRead, columns: List[str]) -> str:
-        return commit_reads.signed_changes_sql(read, columns, self._column_types(read), "lake_signed_changes")
+    def signed_changes_sql(self, read: ChangeRead, columns: list[str]) -> str:
+        return commit_reads.signed_changes_sql(
+            read, columns, self._column_types(read), "lake_signed_changes"
+        )

@@ -20,7 +20,7 @@ import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Optional
+from typing import IO
 
 from dbt_common.exceptions import DbtRuntimeError
 
@@ -28,7 +28,7 @@ LOCK_FILE = ".lakehouse.lock"
 POLL_SECONDS = 0.5
 
 # The lock this process holds (kept open, hence held, until the process ends).
-_held: Optional[IO[str]] = None
+_held: IO[str] | None = None
 
 
 def acquire(lake: Path, timeout: float, notify=print) -> None:
@@ -54,7 +54,9 @@ def acquire(lake: Path, timeout: float, notify=print) -> None:
                     "another lake_dir; a shared metastore needs a Thrift server target."
                 ) from None
             if not told:
-                notify(f"The lake {lake} is in use by another process ({_holder(handle)}); waiting for it.")
+                notify(
+                    f"The lake {lake} is in use by another process ({_holder(handle)}); waiting for it."
+                )
                 told = True
             time.sleep(POLL_SECONDS)
     handle.seek(0)

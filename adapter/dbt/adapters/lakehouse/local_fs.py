@@ -22,35 +22,38 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Dict, Optional
 
 CLASS_NAME = "lakehouse.hadoop.NioLocalFileSystem"
 SOURCE = Path(__file__).with_name("java") / "NioLocalFileSystem.java"
 
 
-def _hadoop_client_jar() -> Optional[Path]:
+def _hadoop_client_jar() -> Path | None:
     import pyspark
 
     jars = sorted((Path(pyspark.__file__).parent / "jars").glob("hadoop-client-api-*.jar"))
     return jars[-1] if jars else None
 
 
-def _javac() -> Optional[str]:
+def _javac() -> str | None:
     home = os.environ.get("JAVA_HOME")
     if home and (Path(home) / "bin" / "javac").is_file():
         return str(Path(home) / "bin" / "javac")
     return shutil.which("javac")
 
 
-def jar(cache_dir: Path, notify: Callable[[str], None]) -> Optional[Path]:
+def jar(cache_dir: Path, notify: Callable[[str], None]) -> Path | None:
     """The compiled class's jar in `cache_dir` (built on first use), or None
     when it cannot be built here (`notify` is told why)."""
     hadoop = _hadoop_client_jar()
     javac = _javac()
     if hadoop is None or javac is None:
-        notify("local file system: Hadoop's (no " + ("Hadoop client jar" if hadoop is None else "javac") +
-               "); it runs chmod in a child process for each file it creates")
+        notify(
+            "local file system: Hadoop's (no "
+            + ("Hadoop client jar" if hadoop is None else "javac")
+            + "); it runs chmod in a child process for each file it creates"
+        )
         return None
     # Named for what it was built from: a new source or Hadoop gets a new jar.
     digest = hashlib.sha256(SOURCE.read_bytes() + hadoop.name.encode()).hexdigest()[:12]
@@ -61,8 +64,23 @@ def jar(cache_dir: Path, notify: Callable[[str], None]) -> Optional[Path]:
         cache_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory() as work:
             classes = Path(work) / "classes"
-            subprocess.run([javac, "--release", "8", "-nowarn", "-cp", str(hadoop), "-d", str(classes), str(SOURCE)],
-                           check=True, capture_output=True, text=True, timeout=120)
+            subprocess.run(
+                [
+                    javac,
+                    "--release",
+                    "8",
+                    "-nowarn",
+                    "-cp",
+                    str(hadoop),
+                    "-d",
+                    str(classes),
+                    str(SOURCE),
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             # Written beside its place and renamed: another process starting at
             # the same time sees all of the jar or none of it.
             partial = cache_dir / f"{target.name}.{os.getpid()}.tmp"
@@ -72,12 +90,14 @@ def jar(cache_dir: Path, notify: Callable[[str], None]) -> Optional[Path]:
             os.replace(partial, target)
     except (OSError, subprocess.SubprocessError) as error:
         detail = getattr(error, "stderr", "") or str(error)
-        notify(f"local file system: Hadoop's (compiling {SOURCE.name} failed: {detail.strip()[:500]})")
+        notify(
+            f"local file system: Hadoop's (compiling {SOURCE.name} failed: {detail.strip()[:500]})"
+        )
         return None
     return target
 
 
-def session_conf(master: str, cache_dir: Path, notify: Callable[[str], None]) -> Dict[str, str]:
+def session_conf(master: str, cache_dir: Path, notify: Callable[[str], None]) -> dict[str, str]:
     """The launch settings that put the class on the driver's class path and
     use it for file: paths; none for a cluster master (its executors are other
     JVMs) or when the jar cannot be built."""

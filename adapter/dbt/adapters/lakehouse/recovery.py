@@ -9,7 +9,8 @@ the writer died: see `LakehouseAdapter.recover_metadata_table`.
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, List, Optional
+from collections.abc import Iterable
+from typing import Any
 
 # Metadata-table services that rewrite file slices in place.
 COMPACTIONS = ("compaction", "logcompaction")
@@ -19,11 +20,11 @@ def metadata_table_path(location: str) -> str:
     return location.rstrip("/") + "/.hoodie/metadata"
 
 
-def local_path(location: str) -> Optional[str]:
+def local_path(location: str) -> str | None:
     """The local filesystem path of a table location, or None when the table
     lives on another filesystem (hdfs:, s3a:, ...)."""
     if location.startswith("file:"):
-        return "/" + location[len("file:"):].lstrip("/")
+        return "/" + location[len("file:") :].lstrip("/")
     if location.startswith("/"):
         return location
     return None
@@ -37,7 +38,7 @@ def has_no_metadata_table(location: str) -> bool:
     return path is not None and not os.path.isdir(os.path.join(path, ".hoodie"))
 
 
-def pending_metadata_compactions(timeline: Iterable[Any]) -> List[str]:
+def pending_metadata_compactions(timeline: Iterable[Any]) -> list[str]:
     """Instants of compactions on the metadata table's timeline (rows of
     `CALL show_timeline`) that were requested or started but never completed."""
     return sorted(

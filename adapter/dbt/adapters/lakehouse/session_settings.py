@@ -15,7 +15,7 @@ a server it is sent as `SET`/`RESET` statements.
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Tuple
+from collections.abc import Mapping
 
 # Besides hoodie.*, the one Spark setting a write may make (insert_overwrite's).
 OTHER_WRITE_KEYS = frozenset({"spark.sql.sources.partitionOverwriteMode"})
@@ -25,8 +25,9 @@ def is_write_key(key: str) -> bool:
     return key.startswith("hoodie.") or key in OTHER_WRITE_KEYS
 
 
-def plan(current: Mapping[str, str], baseline: Mapping[str, str],
-         wanted: Mapping[str, str]) -> Tuple[List[str], Dict[str, str]]:
+def plan(
+    current: Mapping[str, str], baseline: Mapping[str, str], wanted: Mapping[str, str]
+) -> tuple[list[str], dict[str, str]]:
     """(keys to reset, keys to set with their values) that take a session whose
     settings are `current` to `baseline` with `wanted` on top, for the write
     keys; other settings are left alone."""
@@ -42,5 +43,7 @@ def backquoted(text: str) -> str:
     return "`" + str(text).replace("`", "``") + "`"
 
 
-def statements(resets: List[str], sets: Mapping[str, str]) -> List[str]:
-    return [f"reset {backquoted(k)}" for k in resets] + [f"set {backquoted(k)} = {backquoted(v)}" for k, v in sets.items()]
+def statements(resets: list[str], sets: Mapping[str, str]) -> list[str]:
+    return [f"reset {backquoted(k)}" for k in resets] + [
+        f"set {backquoted(k)} = {backquoted(v)}" for k, v in sets.items()
+    ]

@@ -39,8 +39,9 @@ batches between full runs (`full`, the default), not instead of them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, List, Mapping, Optional, Tuple
+from typing import Any
 
 from dbt_common.exceptions import CompilationError
 
@@ -52,7 +53,9 @@ ROWS_FROM_KEY = "lakehouse_rows_from"
 ROW_TESTS = frozenset({"not_null", "accepted_values", "relationships"})
 KEY_TESTS = {
     "unique": lambda kwargs: [kwargs.get("column_name")],
-    "unique_combination_of_columns": lambda kwargs: list(kwargs.get("combination_of_columns") or []),
+    "unique_combination_of_columns": lambda kwargs: list(
+        kwargs.get("combination_of_columns") or []
+    ),
 }
 
 
@@ -66,7 +69,9 @@ def check_mode(value: Any, node_name: str) -> str:
     return mode
 
 
-def test_kind(test_metadata: Optional[Mapping[str, Any]], meta: Optional[Mapping[str, Any]]) -> Optional[Tuple[str, List[str]]]:
+def test_kind(
+    test_metadata: Mapping[str, Any] | None, meta: Mapping[str, Any] | None
+) -> tuple[str, list[str]] | None:
     """('rows', []) or ('keys', [columns]) for a test that can be scoped; None
     for one checked whole."""
     declared = str((meta or {}).get(META_KEY, "")).strip().lower()
@@ -94,8 +99,8 @@ class Since:
     # Once the write is done: a filter on the partition columns that keeps the
     # partitions the later commits wrote (partitions_predicate), so that a
     # query for their rows reads only those partitions. None: all of them.
-    partitions: Optional[str] = None
-    partition_columns: Tuple[str, ...] = ()
+    partitions: str | None = None
+    partition_columns: tuple[str, ...] = ()
 
 
 def written_rows(relation: str, since: Since) -> str:
@@ -118,7 +123,7 @@ def written_filter(since: Since) -> str:
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
 
-def partitions_predicate(paths: Iterable[str]) -> Optional[Tuple[Tuple[str, ...], str]]:
+def partitions_predicate(paths: Iterable[str]) -> tuple[tuple[str, ...], str] | None:
     """(the partition columns, a filter that keeps the partitions named by
     Hudi's hive-style partition paths: `event_date=2024-05-01`, `a=1/b=x`, as
     its commit metadata lists them); None when one is not of that form (a
@@ -126,25 +131,33 @@ def partitions_predicate(paths: Iterable[str]) -> Optional[Tuple[Tuple[str, ...]
     columns are compared as strings: a path holds the value's text, as the
     writer cast it."""
     alternatives = []
-    columns: Tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()
     for path in sorted(set(paths)):
         parts = [part.partition("=") for part in path.split("/")]
-        if any(not sep or not column or "`" in column or "'" in value or "\\" in value
-               for column, sep, value in parts):
+        if any(
+            not sep or not column or "`" in column or "'" in value or "\\" in value
+            for column, sep, value in parts
+        ):
             return None
         named = tuple(column for column, _, _ in parts)
         if columns and named != columns:  # not one layout: a table repartitioned
             return None
         columns = named
-        terms = [f"`{column}` is null" if value == NULL_PARTITION else f"cast(`{column}` as string) = '{value}'"
-                 for column, _, value in parts]
+        terms = [
+            f"`{column}` is null"
+            if value == NULL_PARTITION
+            else f"cast(`{column}` as string) = '{value}'"
+            for column, _, value in parts
+        ]
         alternatives.append("(" + " and ".join(terms) + ")")
     if not alternatives:
         return None
     return columns, "(" + " or ".join(alternatives) + ")"
 
 
-def scoped_relation(relation: str, kind: Tuple[str, List[str]], since: Since, where: str = "") -> str:
+def scoped_relation(
+    relation: str, kind: tuple[str, list[str]], since: Since, where: str = ""
+) -> str:
     """What a test of this kind must read of `relation` after the writes that
     came after `since`, as a subquery for its FROM clause."""
     scope, keys = kind
@@ -161,12 +174,14 @@ def scoped_relation(relation: str, kind: Tuple[str, List[str]], since: Since, wh
 def keyed_rows(relation: str, keyed: str, where: str = "") -> str:
     """`relation`'s rows that pass `keyed` (and the test's `where`), as a
     subquery for a test's FROM clause."""
-    return f"(select * from {relation} where {keyed}{f' and ({where})' if where else ''}) dbt_subquery"
+    return (
+        f"(select * from {relation} where {keyed}{f' and ({where})' if where else ''}) dbt_subquery"
+    )
 
 
 def rows_from(
     model: Mapping[str, Any], nodes: Mapping[str, Mapping[str, Any]]
-) -> Optional[Tuple[Mapping[str, Any], str, Tuple[str, ...]]]:
+) -> tuple[Mapping[str, Any], str, tuple[str, ...]] | None:
     """(upstream node, key, partition columns) that `model` declares its rows
     follow (meta lakehouse_rows_from), or None; a declaration that names no
     direct upstream model or no key fails with what to write instead. The
@@ -182,23 +197,33 @@ def rows_from(
     partition_by = (declared.get("partition_by") or ()) if isinstance(declared, Mapping) else ()
     if isinstance(partition_by, str):
         partition_by = (partition_by,)
-    columns_ok = isinstance(partition_by, (list, tuple)) and all(isinstance(c, str) for c in partition_by)
+    columns_ok = isinstance(partition_by, (list, tuple)) and all(
+        isinstance(c, str) for c in partition_by
+    )
     if not upstream or not key or not isinstance(key, str) or not columns_ok:
         raise CompilationError(
             f"'{name}': meta {ROWS_FROM_KEY} is {declared!r}; write it as a model this one selects from and the "
             f"key they share, e.g. {{model: fct_events, key: event_id}}, and optionally the partition "
-            f"columns they share, e.g. partition_by: event_date.")
+            f"columns they share, e.g. partition_by: event_date."
+        )
     for unique_id in (model.get("depends_on") or {}).get("nodes") or []:
         node = nodes.get(unique_id) or {}
         if node.get("resource_type") == "model" and node.get("name") == upstream:
             return node, key, tuple(partition_by)
     raise CompilationError(
         f"'{name}': meta {ROWS_FROM_KEY} names model {upstream!r}, which '{name}' does not select from "
-        f"(ref it in its SQL, or name the model it does ref).")
+        f"(ref it in its SQL, or name the model it does ref)."
+    )
 
 
-def rows_from_relation(relation: str, upstream: str, key: str, since: Since, where: str = "",
-                       partition_by: Tuple[str, ...] = ()) -> str:
+def rows_from_relation(
+    relation: str,
+    upstream: str,
+    key: str,
+    since: Since,
+    where: str = "",
+    partition_by: tuple[str, ...] = (),
+) -> str:
     """The rows of `relation` whose `key` the writes to `upstream` after
     `since` wrote: for both row and key tests, since each row of `relation`
     is the upstream's row of that key. (A filter on the upstream, not an
@@ -211,11 +236,13 @@ def rows_from_relation(relation: str, upstream: str, key: str, since: Since, whe
     return keyed_rows(relation, keyed, where)
 
 
-def changed_values_sql(written: List[Tuple[str, Since]], columns: List[str]) -> str:
+def changed_values_sql(written: list[tuple[str, Since]], columns: list[str]) -> str:
     """The distinct values of `columns` among the rows written to each
     (relation, since) pair: the groups a reconciliation must compare. (A
     filter, not an incremental read: the reconciliation reads the same
     tables whole.)"""
     selected = ", ".join(columns)
-    return " union ".join(f"select {selected} from {relation} where {written_filter(since)}"
-                          for relation, since in written)
+    return " union ".join(
+        f"select {selected} from {relation} where {written_filter(since)}"
+        for relation, since in written
+    )

@@ -24,14 +24,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
 from dbt.adapters.lakehouse.commit_reads import COMMIT_META_PREFIX
 
 BUILT_FROM_KEY = COMMIT_META_PREFIX + "built_from"
 
 
-def built_from(sql: str, config: Mapping[str, Any], upstream_instants: Mapping[str, Optional[str]]) -> Optional[str]:
+def built_from(
+    sql: str, config: Mapping[str, Any], upstream_instants: Mapping[str, str | None]
+) -> str | None:
     """What a build reads, as one string; None when an upstream has no instant
     to compare (not a Hudi table, or never committed to)."""
     if any(instant is None for instant in upstream_instants.values()):

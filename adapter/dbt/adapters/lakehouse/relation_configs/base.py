@@ -12,7 +12,8 @@ is owned from that moment, and `hudi_options` cannot override it.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Dict, FrozenSet, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
 
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 
@@ -21,18 +22,18 @@ class LakeSetting:
     # The model config that owns this setting's Hudi keys.
     CONFIG_KEY: ClassVar[str] = ""
     # Other hoodie.* names under which Hudi reads what this setting emits.
-    ALIASES: ClassVar[FrozenSet[str]] = frozenset()
+    ALIASES: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
-    def examples(cls) -> Iterable["LakeSetting"]:
+    def examples(cls) -> Iterable[LakeSetting]:
         """One instance of each shape, together emitting every key it can."""
         raise NotImplementedError
 
-    def hoodie_settings(self) -> Dict[str, str]:
+    def hoodie_settings(self) -> dict[str, str]:
         raise NotImplementedError
 
     @classmethod
-    def emitted_keys(cls) -> FrozenSet[str]:
+    def emitted_keys(cls) -> frozenset[str]:
         keys = set(cls.ALIASES)
         for example in cls.examples():
             keys.update(example.hoodie_settings())
@@ -44,8 +45,9 @@ class LakeSetting:
         return cls.CONFIG_KEY
 
     @classmethod
-    def block_from_hoodie(cls, model: str, settings: Mapping[str, str],
-                          written: Mapping[str, str]) -> Dict[str, Any]:
+    def block_from_hoodie(
+        cls, model: str, settings: Mapping[str, str], written: Mapping[str, str]
+    ) -> dict[str, Any]:
         """The model-config values that these hoodie.* settings (all owned by
         this setting) mean, e.g. {'delta_commits': 3} for compaction.
         `written`: where the user wrote each key (`options.X`, `tblproperties.X`),

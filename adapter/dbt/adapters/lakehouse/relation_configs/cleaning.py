@@ -9,8 +9,9 @@ Unset, Hudi's own defaults apply (keep_latest_commits, 10, automatic).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Mapping, Optional
+from typing import Any
 
 from dbt.adapters.lakehouse.relation_configs.base import LakeSetting, hoodie_bool, hoodie_int
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
@@ -31,16 +32,18 @@ KEYS = ("policy", "retain", "automatic")
 class CleaningConfig(LakeSetting):
     CONFIG_KEY = "cleaning"
 
-    policy: Optional[str] = None
-    retain: Optional[int] = None
+    policy: str | None = None
+    retain: int | None = None
     automatic: bool = True
 
     @classmethod
-    def from_model_config(cls, model: str, raw: Any) -> "CleaningConfig":
+    def from_model_config(cls, model: str, raw: Any) -> CleaningConfig:
         block = settings_block(model, "cleaning", raw, KEYS)
         if not block:
             return cls()
-        policy = choice(model, "cleaning.policy", block.get("policy"), tuple(POLICIES), "keep_latest_commits")
+        policy = choice(
+            model, "cleaning.policy", block.get("policy"), tuple(POLICIES), "keep_latest_commits"
+        )
         retain = positive_int(model, "cleaning.retain", block.get("retain"), POLICIES[policy][1])
         automatic = block.get("automatic", True)
         if not isinstance(automatic, bool):
@@ -48,10 +51,10 @@ class CleaningConfig(LakeSetting):
         return cls(policy, retain, automatic)
 
     @classmethod
-    def examples(cls) -> Iterable["CleaningConfig"]:
+    def examples(cls) -> Iterable[CleaningConfig]:
         return [cls(policy, default) for policy, (_, default) in POLICIES.items()]
 
-    def hoodie_settings(self) -> Dict[str, str]:
+    def hoodie_settings(self) -> dict[str, str]:
         if self.policy is None:
             return {}
         retain_key, _ = POLICIES[self.policy]
@@ -62,9 +65,10 @@ class CleaningConfig(LakeSetting):
         }
 
     @classmethod
-    def block_from_hoodie(cls, model: str, settings: Mapping[str, str],
-                          written: Mapping[str, str]) -> Dict[str, Any]:
-        block: Dict[str, Any] = {}
+    def block_from_hoodie(
+        cls, model: str, settings: Mapping[str, str], written: Mapping[str, str]
+    ) -> dict[str, Any]:
+        block: dict[str, Any] = {}
         if AUTOMATIC in settings:
             block["automatic"] = hoodie_bool(model, written[AUTOMATIC], settings[AUTOMATIC])
         if POLICY in settings:
@@ -72,7 +76,9 @@ class CleaningConfig(LakeSetting):
         retains = [(policy, key) for policy, (key, _) in POLICIES.items() if key in settings]
         if len(retains) > 1:
             raise LakeConfigError(
-                model, written[retains[1][1]], settings[retains[1][1]],
+                model,
+                written[retains[1][1]],
+                settings[retains[1][1]],
                 f"Set one retain setting, for the cleaning policy in use; got {', '.join(k for _, k in retains)}.",
             )
         if retains:
@@ -81,7 +87,9 @@ class CleaningConfig(LakeSetting):
             # A retain setting names its policy; one given with another policy would be ignored by Hudi.
             if block.setdefault("policy", policy) != policy:
                 raise LakeConfigError(
-                    model, written[key], settings[key],
+                    model,
+                    written[key],
+                    settings[key],
                     f"It applies to cleaning policy {policy.upper()}, not {block['policy'].upper()}. "
                     "Set the policy and its retain count together with cleaning: {policy: ..., retain: N}.",
                 )

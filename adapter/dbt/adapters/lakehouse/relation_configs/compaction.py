@@ -10,8 +10,9 @@ mode          inline (schedule and run after the write that meets the trigger),
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Mapping
+from typing import Any
 
 from dbt.adapters.lakehouse.relation_configs.base import LakeSetting, hoodie_bool, hoodie_int
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
@@ -40,27 +41,41 @@ class CompactionConfig(LakeSetting):
     mode: str = "inline"
 
     @classmethod
-    def from_model_config(cls, model: str, raw: Any, table_type: str) -> "CompactionConfig":
+    def from_model_config(cls, model: str, raw: Any, table_type: str) -> CompactionConfig:
         block = settings_block(model, "compaction", raw, KEYS)
         if block and table_type != "mor":
             raise LakeConfigError(
-                model, "compaction", dict(block),
+                model,
+                "compaction",
+                dict(block),
                 "Compaction applies to merge-on-read tables only: set table_type: mor, or remove compaction.",
             )
         defaults = cls()
         return cls(
             table_type=table_type,
-            trigger=choice(model, "compaction.trigger", block.get("trigger"), TRIGGERS, defaults.trigger),
-            delta_commits=positive_int(model, "compaction.delta_commits", block.get("delta_commits"), defaults.delta_commits),
-            delta_seconds=positive_int(model, "compaction.delta_seconds", block.get("delta_seconds"), defaults.delta_seconds),
+            trigger=choice(
+                model, "compaction.trigger", block.get("trigger"), TRIGGERS, defaults.trigger
+            ),
+            delta_commits=positive_int(
+                model,
+                "compaction.delta_commits",
+                block.get("delta_commits"),
+                defaults.delta_commits,
+            ),
+            delta_seconds=positive_int(
+                model,
+                "compaction.delta_seconds",
+                block.get("delta_seconds"),
+                defaults.delta_seconds,
+            ),
             mode=choice(model, "compaction.mode", block.get("mode"), MODES, defaults.mode),
         )
 
     @classmethod
-    def examples(cls) -> Iterable["CompactionConfig"]:
+    def examples(cls) -> Iterable[CompactionConfig]:
         return [cls(table_type="mor")]
 
-    def hoodie_settings(self) -> Dict[str, str]:
+    def hoodie_settings(self) -> dict[str, str]:
         if self.table_type != "mor":
             return {}
         return {
@@ -72,18 +87,28 @@ class CompactionConfig(LakeSetting):
         }
 
     @classmethod
-    def block_from_hoodie(cls, model: str, settings: Mapping[str, str],
-                          written: Mapping[str, str]) -> Dict[str, Any]:
-        block: Dict[str, Any] = {}
+    def block_from_hoodie(
+        cls, model: str, settings: Mapping[str, str], written: Mapping[str, str]
+    ) -> dict[str, Any]:
+        block: dict[str, Any] = {}
         if TRIGGER in settings:
             block["trigger"] = str(settings[TRIGGER]).lower()
         if DELTA_COMMITS in settings:
-            block["delta_commits"] = hoodie_int(model, written[DELTA_COMMITS], settings[DELTA_COMMITS])
+            block["delta_commits"] = hoodie_int(
+                model, written[DELTA_COMMITS], settings[DELTA_COMMITS]
+            )
         if DELTA_SECONDS in settings:
-            block["delta_seconds"] = hoodie_int(model, written[DELTA_SECONDS], settings[DELTA_SECONDS])
-        inline = hoodie_bool(model, written[INLINE], settings[INLINE]) if INLINE in settings else None
-        schedule = (hoodie_bool(model, written[SCHEDULE_INLINE], settings[SCHEDULE_INLINE])
-                    if SCHEDULE_INLINE in settings else None)
+            block["delta_seconds"] = hoodie_int(
+                model, written[DELTA_SECONDS], settings[DELTA_SECONDS]
+            )
+        inline = (
+            hoodie_bool(model, written[INLINE], settings[INLINE]) if INLINE in settings else None
+        )
+        schedule = (
+            hoodie_bool(model, written[SCHEDULE_INLINE], settings[SCHEDULE_INLINE])
+            if SCHEDULE_INLINE in settings
+            else None
+        )
         if inline:
             block["mode"] = "inline"
         elif schedule:

@@ -9,8 +9,9 @@ it does not know (`precombineKey` instead of `orderingFields` means duplicates).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type
+from typing import Any
 
 from dbt.adapters.lakehouse.relation_configs.base import LakeSetting
 from dbt.adapters.lakehouse.relation_configs.cleaning import CleaningConfig
@@ -46,18 +47,21 @@ class WriteOperation(LakeSetting):
     strategy: str = "append"
 
     @classmethod
-    def examples(cls) -> Iterable["WriteOperation"]:
+    def examples(cls) -> Iterable[WriteOperation]:
         return [cls(strategy) for strategy in WRITE_OPERATIONS]
 
-    def hoodie_settings(self) -> Dict[str, str]:
+    def hoodie_settings(self) -> dict[str, str]:
         return {"hoodie.spark.sql.insert.into.operation": WRITE_OPERATIONS[self.strategy]}
 
     @classmethod
-    def block_from_hoodie(cls, model: str, settings: Mapping[str, str],
-                          written: Mapping[str, str]) -> Dict[str, Any]:
+    def block_from_hoodie(
+        cls, model: str, settings: Mapping[str, str], written: Mapping[str, str]
+    ) -> dict[str, Any]:
         key = next(iter(settings))
         raise LakeConfigError(
-            model, written[key], settings[key],
+            model,
+            written[key],
+            settings[key],
             f"The write operation follows the model's incremental_strategy "
             f"({', '.join(WRITE_OPERATIONS)}): set that instead.",
         )
@@ -65,10 +69,16 @@ class WriteOperation(LakeSetting):
 
 # Every typed setting; the hoodie.* keys each one emits are its own, so
 # hudi_options cannot override them and dbt-spark's options map onto them.
-SETTINGS: Tuple[Type[LakeSetting], ...] = (TableLayout, IndexConfig, CompactionConfig, CleaningConfig, WriteOperation)
+SETTINGS: tuple[type[LakeSetting], ...] = (
+    TableLayout,
+    IndexConfig,
+    CompactionConfig,
+    CleaningConfig,
+    WriteOperation,
+)
 
 
-def owned_keys() -> Dict[str, Type[LakeSetting]]:
+def owned_keys() -> dict[str, type[LakeSetting]]:
     """Each hoodie.* key a typed setting emits (or Hudi reads under another name), and its owner."""
     return {key: setting for setting in SETTINGS for key in setting.emitted_keys()}
 
@@ -80,17 +90,17 @@ class HudiTableConfig:
     index: IndexConfig = field(default_factory=IndexConfig)
     compaction: CompactionConfig = field(default_factory=CompactionConfig)
     cleaning: CleaningConfig = field(default_factory=CleaningConfig)
-    hudi_options: Dict[str, str] = field(default_factory=dict)
-    delete_condition: Optional[str] = None
+    hudi_options: dict[str, str] = field(default_factory=dict)
+    delete_condition: str | None = None
     # Hudi CREATE TABLE options no typed config covers (payloadClass, ...), from `options`.
-    extra_table_options: Dict[str, str] = field(default_factory=dict)
+    extra_table_options: dict[str, str] = field(default_factory=dict)
     # Plain table properties from `tblproperties` (Hudi-named ones are folded into the above).
-    user_properties: Dict[str, str] = field(default_factory=dict)
+    user_properties: dict[str, str] = field(default_factory=dict)
     # What the model should be told (e.g. a misspelt option that was honoured).
-    warnings: Tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     @classmethod
-    def from_model_config(cls, model: str, model_config: Mapping[str, Any]) -> "HudiTableConfig":
+    def from_model_config(cls, model: str, model_config: Mapping[str, Any]) -> HudiTableConfig:
         # dbt-spark's `options` first: mapped onto the typed configs below, so
         # they get the same validation as if written there.
         options = fold_options(model, model_config, owned_keys())
@@ -98,7 +108,9 @@ class HudiTableConfig:
         for spark_bucketing in ("clustered_by", "buckets"):
             if config.get(spark_bucketing) is not None:
                 raise LakeConfigError(
-                    model, spark_bucketing, config[spark_bucketing],
+                    model,
+                    spark_bucketing,
+                    config[spark_bucketing],
                     "Hudi tables are not bucketed by Spark; Hudi's bucket index does that job: "
                     "set index: {type: bucket, buckets: N} with a unique_key.",
                 )
@@ -106,13 +118,19 @@ class HudiTableConfig:
         index = IndexConfig.from_model_config(model, config.get("index"))
         index.check_keyed(model, bool(layout.record_key))
         delete_condition = config.get("delete_condition")
-        if delete_condition is not None and (not isinstance(delete_condition, str) or not delete_condition.strip()):
-            raise LakeConfigError(model, "delete_condition", delete_condition, "Expected a SQL boolean expression.")
+        if delete_condition is not None and (
+            not isinstance(delete_condition, str) or not delete_condition.strip()
+        ):
+            raise LakeConfigError(
+                model, "delete_condition", delete_condition, "Expected a SQL boolean expression."
+            )
         return cls(
             model=model,
             layout=layout,
             index=index,
-            compaction=CompactionConfig.from_model_config(model, config.get("compaction"), layout.table_type),
+            compaction=CompactionConfig.from_model_config(
+                model, config.get("compaction"), layout.table_type
+            ),
             cleaning=CleaningConfig.from_model_config(model, config.get("cleaning")),
             hudi_options=_parse_hudi_options(model, config.get("hudi_options")),
             delete_condition=delete_condition.strip() if delete_condition else None,
@@ -127,15 +145,15 @@ class HudiTableConfig:
         return self.layout.table_type
 
     @property
-    def record_key(self) -> Tuple[str, ...]:
+    def record_key(self) -> tuple[str, ...]:
         return self.layout.record_key
 
     @property
-    def precombine_key(self) -> Optional[str]:
+    def precombine_key(self) -> str | None:
         return self.layout.precombine_key
 
     @property
-    def partition_by(self) -> Tuple[str, ...]:
+    def partition_by(self) -> tuple[str, ...]:
         return self.layout.partition_by
 
     # --- checks that need more than the config itself -------------------------
@@ -143,12 +161,16 @@ class HudiTableConfig:
     def check_strategy(self, strategy: str) -> None:
         if strategy in STRATEGIES_NEEDING_KEY and not self.record_key:
             raise LakeConfigError(
-                self.model, "unique_key", None,
+                self.model,
+                "unique_key",
+                None,
                 f"incremental_strategy '{strategy}' needs a unique_key (the Hudi record key).",
             )
         if self.delete_condition and strategy not in STRATEGIES_NEEDING_KEY:
             raise LakeConfigError(
-                self.model, "delete_condition", self.delete_condition,
+                self.model,
+                "delete_condition",
+                self.delete_condition,
                 f"Deletes need incremental_strategy 'upsert' or 'merge', not '{strategy}'.",
             )
         if strategy == "microbatch" and self.table_type == "mor" and self.precombine_key:
@@ -156,7 +178,9 @@ class HudiTableConfig:
             # on MOR a deleted record comes back when a later write of its key
             # has a smaller precombine value (compaction keeps it).
             raise LakeConfigError(
-                self.model, "precombine_key", self.precombine_key,
+                self.model,
+                "precombine_key",
+                self.precombine_key,
                 "incremental_strategy 'microbatch' on a merge-on-read table cannot use a precombine_key: "
                 "Hudi 1.2 brings a deleted record back when a later write of its key has a smaller "
                 "precombine value, so a batch could not replace its window exactly. "
@@ -173,46 +197,54 @@ class HudiTableConfig:
         for key, column in used:
             if column.lower() not in available:
                 raise LakeConfigError(
-                    self.model, key, column,
+                    self.model,
+                    key,
+                    column,
                     f"The model does not output that column; it outputs: {', '.join(sorted(available))}.",
                 )
 
-    def check_against_table(self, tblproperties: Mapping[str, str], partition_columns: Sequence[str]) -> None:
+    def check_against_table(
+        self, tblproperties: Mapping[str, str], partition_columns: Sequence[str]
+    ) -> None:
         """Refuse a change Hudi cannot make in place to an existing table."""
         changes = self.layout.changes_from(TableLayout.from_table(tblproperties, partition_columns))
         changes += self.index.changes_from(tblproperties)
         if changes:
-            detail = "; ".join(f"{name}: table has {old!r}, model has {new!r}" for name, old, new in changes)
+            detail = "; ".join(
+                f"{name}: table has {old!r}, model has {new!r}" for name, old, new in changes
+            )
             raise LakeConfigError(
-                self.model, changes[0][0], changes[0][2],
+                self.model,
+                changes[0][0],
+                changes[0][2],
                 f"It cannot change on an existing Hudi table ({detail}). "
                 "Rebuild the table with `dbt run --full-refresh --select " + self.model + "`.",
             )
 
     # --- what macros render ---------------------------------------------------
 
-    def table_properties(self) -> Dict[str, str]:
+    def table_properties(self) -> dict[str, str]:
         """hoodie.* settings recorded on the table, so anyone can see what applies."""
-        props: Dict[str, str] = dict(WRITE_DEFAULTS)
+        props: dict[str, str] = dict(WRITE_DEFAULTS)
         props.update(self.index.hoodie_settings())
         props.update(self.compaction.hoodie_settings())
         props.update(self.cleaning.hoodie_settings())
         props.update(self.hudi_options)
         return props
 
-    def table_options(self) -> Dict[str, str]:
+    def table_options(self) -> dict[str, str]:
         """Options of `CREATE TABLE ... USING hudi OPTIONS (...)`."""
         options = self.layout.table_options()
         options.update(self.extra_table_options)
         options.update(self.table_properties())
         return options
 
-    def changed_properties(self, tblproperties: Mapping[str, str]) -> Dict[str, str]:
+    def changed_properties(self, tblproperties: Mapping[str, str]) -> dict[str, str]:
         """Mutable settings and plain properties whose value on the table differs from the model's."""
         wanted = {**self.table_properties(), **self.user_properties}
         return {k: v for k, v in wanted.items() if tblproperties.get(k) != v}
 
-    def write_settings(self, strategy: str) -> Dict[str, str]:
+    def write_settings(self, strategy: str) -> dict[str, str]:
         """Session settings for one write: they beat table properties in Hudi, so
         a setting changed in the model applies from the very next write."""
         settings = self.table_properties()
@@ -223,23 +255,29 @@ class HudiTableConfig:
         return settings
 
 
-def _parse_hudi_options(model: str, raw: Any) -> Dict[str, str]:
+def _parse_hudi_options(model: str, raw: Any) -> dict[str, str]:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        raise LakeConfigError(model, "hudi_options", raw, "Expected a mapping of hoodie.* keys to values.")
+        raise LakeConfigError(
+            model, "hudi_options", raw, "Expected a mapping of hoodie.* keys to values."
+        )
     options = {}
     for key, value in raw.items():
         if not isinstance(key, str) or not key.startswith("hoodie."):
             raise LakeConfigError(
-                model, "hudi_options", key,
+                model,
+                "hudi_options",
+                key,
                 "Only hoodie.* keys are passed through; use table_type, unique_key, "
                 "precombine_key and partition_by for the table's type, keys and partitioning.",
             )
         owner = owned_keys().get(key)
         if owner is not None:
             raise LakeConfigError(
-                model, "hudi_options", key,
+                model,
+                "hudi_options",
+                key,
                 f"The `{owner.config_for(key)}` config sets it (and applies it on every write); set it there instead.",
             )
         options[key] = stringify(value)

@@ -7,8 +7,9 @@ without a rebuild.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any
 
 from dbt.adapters.lakehouse.relation_configs.base import LakeSetting, hoodie_int
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
@@ -27,23 +28,32 @@ BUCKETS = "hoodie.bucket.index.num.buckets"
 class IndexConfig(LakeSetting):
     CONFIG_KEY = "index"
     # Hudi also reads the bucket count's hash field and its older name.
-    ALIASES = frozenset({"hoodie.bucket.index.hash.field", "hoodie.bucket.index.max.num.buckets",
-                         "hoodie.bucket.index.min.num.buckets"})
+    ALIASES = frozenset(
+        {
+            "hoodie.bucket.index.hash.field",
+            "hoodie.bucket.index.max.num.buckets",
+            "hoodie.bucket.index.min.num.buckets",
+        }
+    )
 
-    type: Optional[str] = None  # None: Hudi's default index
-    buckets: Optional[int] = None
+    type: str | None = None  # None: Hudi's default index
+    buckets: int | None = None
 
     @classmethod
-    def from_model_config(cls, model: str, raw: Any) -> "IndexConfig":
+    def from_model_config(cls, model: str, raw: Any) -> IndexConfig:
         block = settings_block(model, "index", raw, ("type", "buckets"))
         if not block:
             return cls()
         index_type = choice(model, "index.type", block.get("type"), INDEX_TYPES, None)
         if index_type is None:
-            raise LakeConfigError(model, "index.type", None, f"Use one of: {', '.join(INDEX_TYPES)}.")
+            raise LakeConfigError(
+                model, "index.type", None, f"Use one of: {', '.join(INDEX_TYPES)}."
+            )
         buckets = positive_int(model, "index.buckets", block.get("buckets"), None)
         if index_type != "bucket" and buckets is not None:
-            raise LakeConfigError(model, "index.buckets", buckets, "Buckets apply to `type: bucket` only.")
+            raise LakeConfigError(
+                model, "index.buckets", buckets, "Buckets apply to `type: bucket` only."
+            )
         if index_type == "bucket" and buckets is None:
             buckets = DEFAULT_BUCKETS
         return cls(index_type, buckets)
@@ -51,11 +61,13 @@ class IndexConfig(LakeSetting):
     def check_keyed(self, model: str, has_record_key: bool) -> None:
         if self.type and not has_record_key:
             raise LakeConfigError(
-                model, "index", self.type,
+                model,
+                "index",
+                self.type,
                 "An index needs a unique_key (the record key): set unique_key, or remove index.",
             )
 
-    def changes_from(self, tblproperties: Mapping[str, str]) -> List[Tuple[str, str, str]]:
+    def changes_from(self, tblproperties: Mapping[str, str]) -> list[tuple[str, str, str]]:
         """('index', table's, model's) when the model's index differs from the
         one the table records in a way Hudi cannot apply in place. A table
         records no index type when it was written with Hudi's default (not
@@ -70,15 +82,19 @@ class IndexConfig(LakeSetting):
                 changes.append(("index", recorded, wanted[INDEX_TYPE]))
             elif recorded is None and self.type == "bucket":
                 changes.append(("index", "Hudi's default (not bucket)", wanted[INDEX_TYPE]))
-            elif BUCKETS in tblproperties and BUCKETS in wanted and tblproperties[BUCKETS] != wanted[BUCKETS]:
+            elif (
+                BUCKETS in tblproperties
+                and BUCKETS in wanted
+                and tblproperties[BUCKETS] != wanted[BUCKETS]
+            ):
                 changes.append(("index", tblproperties[BUCKETS], wanted[BUCKETS]))
         return changes
 
     @classmethod
-    def examples(cls) -> Iterable["IndexConfig"]:
+    def examples(cls) -> Iterable[IndexConfig]:
         return [cls(t, DEFAULT_BUCKETS if t == "bucket" else None) for t in INDEX_TYPES]
 
-    def hoodie_settings(self) -> Dict[str, str]:
+    def hoodie_settings(self) -> dict[str, str]:
         if self.type is None:
             return {}
         settings = {INDEX_TYPE: self.type.upper()}
@@ -90,17 +106,20 @@ class IndexConfig(LakeSetting):
         return settings
 
     @classmethod
-    def block_from_hoodie(cls, model: str, settings: Mapping[str, str],
-                          written: Mapping[str, str]) -> Dict[str, Any]:
+    def block_from_hoodie(
+        cls, model: str, settings: Mapping[str, str], written: Mapping[str, str]
+    ) -> dict[str, Any]:
         unsupported = sorted(set(settings) - {INDEX_TYPE, BUCKETS, BUCKET_ENGINE})
         if unsupported or str(settings.get(BUCKET_ENGINE, "SIMPLE")).upper() != "SIMPLE":
             key = unsupported[0] if unsupported else BUCKET_ENGINE
             raise LakeConfigError(
-                model, written[key], settings[key],
+                model,
+                written[key],
+                settings[key],
                 "The `index` config sets Hudi's index (type bloom|simple|bucket, with a fixed bucket count); "
                 "other index settings are not supported.",
             )
-        block: Dict[str, Any] = {}
+        block: dict[str, Any] = {}
         if INDEX_TYPE in settings:
             block["type"] = str(settings[INDEX_TYPE]).lower()
         if BUCKETS in settings:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 
@@ -12,7 +13,7 @@ from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def column_list(model: str, key: str, value: Any) -> Tuple[str, ...]:
+def column_list(model: str, key: str, value: Any) -> tuple[str, ...]:
     """A column or list of columns, as written in dbt configs, to a tuple of names."""
     if value is None:
         return ()
@@ -21,35 +22,48 @@ def column_list(model: str, key: str, value: Any) -> Tuple[str, ...]:
     elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         names = [v.strip() for v in value]
     else:
-        raise LakeConfigError(model, key, value, "Expected a column name or a list of column names.")
+        raise LakeConfigError(
+            model, key, value, "Expected a column name or a list of column names."
+        )
     if not names or any(not n for n in names):
         raise LakeConfigError(model, key, value, "Column names must not be empty.")
     for name in names:
         if not PLAIN_NAME.fullmatch(name):
             raise LakeConfigError(
-                model, key, name,
+                model,
+                key,
+                name,
                 "A key or partition column must be a plain column name: letters, digits and "
                 "underscores, not starting with a digit (rename the column in the model's SELECT).",
             )
     return tuple(names)
 
 
-def settings_block(model: str, key: str, value: Any, allowed_keys: Iterable[str]) -> Mapping[str, Any]:
+def settings_block(
+    model: str, key: str, value: Any, allowed_keys: Iterable[str]
+) -> Mapping[str, Any]:
     """A nested config such as `compaction: {...}`: a mapping with only known keys."""
     if value is None:
         return {}
     allowed = sorted(allowed_keys)
     if not isinstance(value, Mapping):
-        raise LakeConfigError(model, key, value, f"Expected a mapping with keys: {', '.join(allowed)}.")
+        raise LakeConfigError(
+            model, key, value, f"Expected a mapping with keys: {', '.join(allowed)}."
+        )
     for inner in value:
         if inner not in allowed:
             raise LakeConfigError(
-                model, f"{key}.{inner}", value[inner], f"Unknown key; allowed keys: {', '.join(allowed)}."
+                model,
+                f"{key}.{inner}",
+                value[inner],
+                f"Unknown key; allowed keys: {', '.join(allowed)}.",
             )
     return value
 
 
-def choice(model: str, key: str, value: Any, allowed: Sequence[str], default: Optional[str]) -> Optional[str]:
+def choice(
+    model: str, key: str, value: Any, allowed: Sequence[str], default: str | None
+) -> str | None:
     if value is None:
         return default
     if not isinstance(value, str) or value.lower() not in allowed:
@@ -57,7 +71,7 @@ def choice(model: str, key: str, value: Any, allowed: Sequence[str], default: Op
     return value.lower()
 
 
-def positive_int(model: str, key: str, value: Any, default: Optional[int]) -> Optional[int]:
+def positive_int(model: str, key: str, value: Any, default: int | None) -> int | None:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -14,13 +14,18 @@ a common misspelling with one clear meaning is honoured with a warning.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Type
+from typing import Any
 
 from dbt.adapters.lakehouse.relation_configs.base import LakeSetting
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.parsing import column_list, stringify
-from dbt.adapters.lakehouse.relation_configs.table_layout import HOODIE_KEYS, OPTION_NAMES, TableLayout
+from dbt.adapters.lakehouse.relation_configs.table_layout import (
+    HOODIE_KEYS,
+    OPTION_NAMES,
+    TableLayout,
+)
 
 # CREATE TABLE options of Hudi that no typed config covers: they go to the
 # table as written (Hudi records them in hoodie.properties at creation).
@@ -41,19 +46,23 @@ MISSPELLINGS = {
 class SparkOptions:
     """What a model's `options` and `tblproperties` mean for the typed configs."""
 
-    config: Dict[str, Any]  # the model config with the Hudi settings folded in
-    table_options: Dict[str, str] = field(default_factory=dict)  # Hudi options no typed config covers
-    table_properties: Dict[str, str] = field(default_factory=dict)  # plain (non-Hudi) tblproperties
-    warnings: List[str] = field(default_factory=list)
+    config: dict[str, Any]  # the model config with the Hudi settings folded in
+    table_options: dict[str, str] = field(
+        default_factory=dict
+    )  # Hudi options no typed config covers
+    table_properties: dict[str, str] = field(default_factory=dict)  # plain (non-Hudi) tblproperties
+    warnings: list[str] = field(default_factory=list)
 
 
-def fold_options(model: str, config: Mapping[str, Any], owners: Mapping[str, Type[LakeSetting]]) -> SparkOptions:
+def fold_options(
+    model: str, config: Mapping[str, Any], owners: Mapping[str, type[LakeSetting]]
+) -> SparkOptions:
     """The model config with its `options` and `tblproperties` mapped onto the
     typed configs (Hudi reads both the same way; Hudi's docs write the layout
     in either). `owners`: each owned hoodie.* key and the setting that owns it.
     An unknown key is an error in `options`, a plain table property in `tblproperties`."""
     result = SparkOptions(dict(config))
-    hudi: Dict[str, Tuple[str, str]] = {}  # canonical name: (where it was written, value)
+    hudi: dict[str, tuple[str, str]] = {}  # canonical name: (where it was written, value)
     for source in ("options", "tblproperties"):
         raw = config.get(source)
         if raw is None:
@@ -68,13 +77,15 @@ def fold_options(model: str, config: Mapping[str, Any], owners: Mapping[str, Typ
             written = f"{source}.{key}"
             if name in hudi and hudi[name][1] != stringify(value):
                 raise LakeConfigError(
-                    model, written, value,
+                    model,
+                    written,
+                    value,
                     f"It disagrees with {hudi[name][0]} = {hudi[name][1]!r}. Set it in one place.",
                 )
             hudi[name] = (written, stringify(value))
 
-    by_setting: Dict[Type[LakeSetting], Dict[str, str]] = {}
-    passthrough: Dict[str, str] = {}
+    by_setting: dict[type[LakeSetting], dict[str, str]] = {}
+    passthrough: dict[str, str] = {}
     for name, (_, value) in hudi.items():
         if name in OPTION_NAMES:
             by_setting.setdefault(TableLayout, {})[name] = value
@@ -89,16 +100,24 @@ def fold_options(model: str, config: Mapping[str, Any], owners: Mapping[str, Typ
         block = setting.block_from_hoodie(model, settings, written_as)
         if setting is TableLayout:
             for config_key, value in block.items():
-                _fold_value(model, result.config, config_key, value, written_as[_option_key(settings, config_key)])
+                _fold_value(
+                    model,
+                    result.config,
+                    config_key,
+                    value,
+                    written_as[_option_key(settings, config_key)],
+                )
         else:
-            _fold_block(model, result.config, setting.CONFIG_KEY, block, [written_as[k] for k in settings])
+            _fold_block(
+                model, result.config, setting.CONFIG_KEY, block, [written_as[k] for k in settings]
+            )
     if passthrough:
         for name, value in passthrough.items():
             _fold_block(model, result.config, "hudi_options", {name: value}, [written_as[name]])
     return result
 
 
-def _canonical_name(model: str, source: str, key: Any, warnings: List[str]) -> Optional[str]:
+def _canonical_name(model: str, source: str, key: Any, warnings: list[str]) -> str | None:
     """The Hudi name `key` stands for; None for a plain table property."""
     if not isinstance(key, str) or not key:
         raise LakeConfigError(model, source, key, "Names are strings.")
@@ -113,7 +132,9 @@ def _canonical_name(model: str, source: str, key: Any, warnings: List[str]) -> O
     if meant is None:
         accepted = ", ".join((*OPTION_NAMES, *TABLE_OPTIONS))
         raise LakeConfigError(
-            model, "options", key,
+            model,
+            "options",
+            key,
             f"It is not a Hudi option, and Hudi would ignore it silently. Accepted keys: {accepted}, "
             "or any hoodie.* key.",
         )
@@ -130,26 +151,39 @@ def _option_key(settings: Mapping[str, str], config_key: str) -> str:
     return next(k for k in settings if names[k] == config_key)
 
 
-def _fold_value(model: str, merged: Dict[str, Any], config_key: str, value: Any, written: str) -> None:
+def _fold_value(
+    model: str, merged: dict[str, Any], config_key: str, value: Any, written: str
+) -> None:
     existing = merged.get(config_key)
-    if existing is not None and _normal(model, config_key, existing) != _normal(model, config_key, value):
+    if existing is not None and _normal(model, config_key, existing) != _normal(
+        model, config_key, value
+    ):
         raise LakeConfigError(
-            model, written, value,
+            model,
+            written,
+            value,
             f"It disagrees with {config_key} = {existing!r}. Set it in one place (prefer {config_key}).",
         )
     if existing is None:
         merged[config_key] = value
 
 
-def _fold_block(model: str, merged: Dict[str, Any], config_key: str, block: Mapping[str, Any],
-                written: List[str]) -> None:
+def _fold_block(
+    model: str,
+    merged: dict[str, Any],
+    config_key: str,
+    block: Mapping[str, Any],
+    written: list[str],
+) -> None:
     existing = dict(merged.get(config_key) or {})
     if not isinstance(merged.get(config_key) or {}, Mapping):
         return  # the typed config's own parser reports a non-mapping value
     for inner, value in block.items():
         if inner in existing and stringify(existing[inner]).lower() != stringify(value).lower():
             raise LakeConfigError(
-                model, ", ".join(written), value,
+                model,
+                ", ".join(written),
+                value,
                 f"It disagrees with {config_key}.{inner} = {existing[inner]!r}. Set it in one place "
                 f"(prefer {config_key}).",
             )
@@ -157,7 +191,7 @@ def _fold_block(model: str, merged: Dict[str, Any], config_key: str, block: Mapp
     merged[config_key] = existing
 
 
-def _normal(model: str, config_key: str, value: Any) -> Tuple[str, ...]:
+def _normal(model: str, config_key: str, value: Any) -> tuple[str, ...]:
     """A config value in a form where equal meanings compare equal."""
     if config_key in ("unique_key", "partition_by"):
         return tuple(c.lower() for c in column_list(model, config_key, value))

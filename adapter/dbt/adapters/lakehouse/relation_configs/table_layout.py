@@ -4,8 +4,9 @@ advice to rebuild, instead of a silent mismatch or a "Config conflict" mid-write
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any
 
 from dbt.adapters.lakehouse.relation_configs.base import LakeSetting
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
@@ -48,24 +49,28 @@ class TableLayout(LakeSetting):
         return HOODIE_KEYS.get(key) or OPTION_NAMES[key]
 
     table_type: str = DEFAULT_TABLE_TYPE
-    record_key: Tuple[str, ...] = ()
-    precombine_key: Optional[str] = None
-    partition_by: Tuple[str, ...] = ()
+    record_key: tuple[str, ...] = ()
+    precombine_key: str | None = None
+    partition_by: tuple[str, ...] = ()
 
     @classmethod
-    def from_model_config(cls, model: str, config: Mapping[str, Any]) -> "TableLayout":
+    def from_model_config(cls, model: str, config: Mapping[str, Any]) -> TableLayout:
         precombine = config.get("precombine_key")
         if precombine is not None and (not isinstance(precombine, str) or not precombine.strip()):
             raise LakeConfigError(model, "precombine_key", precombine, "Expected one column name.")
         return cls(
-            table_type=choice(model, "table_type", config.get("table_type"), TABLE_TYPES, DEFAULT_TABLE_TYPE),
+            table_type=choice(
+                model, "table_type", config.get("table_type"), TABLE_TYPES, DEFAULT_TABLE_TYPE
+            ),
             record_key=column_list(model, "unique_key", config.get("unique_key")),
             precombine_key=precombine.strip() if precombine else None,
             partition_by=column_list(model, "partition_by", config.get("partition_by")),
         )
 
     @classmethod
-    def from_table(cls, tblproperties: Mapping[str, str], partition_columns: Sequence[str]) -> "TableLayout":
+    def from_table(
+        cls, tblproperties: Mapping[str, str], partition_columns: Sequence[str]
+    ) -> TableLayout:
         """What an existing table was created with (its catalog properties)."""
         ordering = tblproperties.get("orderingFields") or tblproperties.get("preCombineField")
         keys = tblproperties.get("primaryKey")
@@ -77,21 +82,22 @@ class TableLayout(LakeSetting):
         )
 
     @classmethod
-    def examples(cls) -> Iterable["TableLayout"]:
+    def examples(cls) -> Iterable[TableLayout]:
         return [cls()]
 
-    def hoodie_settings(self) -> Dict[str, str]:
+    def hoodie_settings(self) -> dict[str, str]:
         # The layout goes into CREATE TABLE's options (table_options), not into
         # hoodie.* settings; its hoodie.* names are owned through ALIASES.
         return {}
 
     @classmethod
-    def block_from_hoodie(cls, model: str, settings: Mapping[str, str],
-                          written: Mapping[str, str]) -> Dict[str, Any]:
+    def block_from_hoodie(
+        cls, model: str, settings: Mapping[str, str], written: Mapping[str, str]
+    ) -> dict[str, Any]:
         """Model configs from layout settings under Hudi's names (option or hoodie.* key)."""
         names = {**OPTION_NAMES, **HOODIE_KEYS}
-        block: Dict[str, Any] = {}
-        first: Dict[str, str] = {}  # config: the key it was first set under
+        block: dict[str, Any] = {}
+        first: dict[str, str] = {}  # config: the key it was first set under
         for key, value in settings.items():
             config = names[key]
             if config == "table_type":
@@ -100,17 +106,23 @@ class TableLayout(LakeSetting):
                 # own check would name table_type, which the model does not set).
                 if str(value).lower() not in TABLE_TYPES:
                     raise LakeConfigError(
-                        model, written[key], settings[key],
+                        model,
+                        written[key],
+                        settings[key],
                         f"Use one of: {', '.join(TABLE_TYPES)} (or Hudi's {', '.join(HUDI_TABLE_TYPES)}).",
                     )
             if config == "precombine_key" and "," in str(value):
                 raise LakeConfigError(
-                    model, written[key], value,
+                    model,
+                    written[key],
+                    value,
                     "dbt-lakehouse orders records by one column: set precombine_key to one column.",
                 )
             if config in block and block[config] != value:
                 raise LakeConfigError(
-                    model, written[key], value,
+                    model,
+                    written[key],
+                    value,
                     f"It disagrees with {written[first[config]]} = {block[config]!r}; both set {config}. "
                     f"Set it in one place (prefer {config}).",
                 )
@@ -118,7 +130,7 @@ class TableLayout(LakeSetting):
             first.setdefault(config, key)
         return block
 
-    def table_options(self) -> Dict[str, str]:
+    def table_options(self) -> dict[str, str]:
         options = {"type": self.table_type}
         if self.record_key:
             options["primaryKey"] = ",".join(self.record_key)
@@ -126,7 +138,7 @@ class TableLayout(LakeSetting):
             options["orderingFields"] = self.precombine_key
         return options
 
-    def changes_from(self, existing: "TableLayout") -> List[Tuple[str, Any, Any]]:
+    def changes_from(self, existing: TableLayout) -> list[tuple[str, Any, Any]]:
         """(config, on the table, in the model) for each setting that differs."""
         changed = []
         pairs = [

@@ -16,9 +16,7 @@ where the metadata table saves file listings.
 
 from __future__ import annotations
 
-from typing import Dict
-
-WRITE_DEFAULTS: Dict[str, str] = {
+WRITE_DEFAULTS: dict[str, str] = {
     # The metadata table is a second merge-on-read Hudi table updated inside
     # every commit (about 1 s each here). It saves file listings, which on a
     # local or HDFS file system cost little, and it is what a writer killed
