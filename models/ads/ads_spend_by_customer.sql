@@ -19,7 +19,7 @@ final as (
         account_name,
         agency_name,
         industry,
-        cast(cast(sum(spend_micros) as decimal(20, 0)) / 1000000 as decimal(18, 2)) as spend,
+        {{ micros_to_currency('sum(spend_micros)') }} as spend,
         sum(spend_micros) as spend_micros,
         sum(impressions) as impressions,
         sum(clicks) as clicks,

@@ -56,7 +56,7 @@ final as (
         ranked.clicks,
         ranked.conversions,
         as_of.as_of_time,
-        cast(cast(ranked.spend_micros as decimal(20, 0)) / 1000000 as decimal(18, 2)) as spend
+        {{ micros_to_currency('ranked.spend_micros') }} as spend
     from ranked
     cross join as_of
     where ranked.spend_rank <= {{ var('top_n', 10) }}
