@@ -11,7 +11,7 @@ setup:
 	@tools/setup.sh
 
 run: setup
-	$(BIN)/python tools/run_warehouse.py
+	$(BIN)/python -m adlake.runner.warehouse
 
 # SQL style (sqlfluff), Python lint and format (ruff), the adapter's types (mypy).
 lint: setup

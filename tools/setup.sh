@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Idempotent set-up: a virtualenv with the pinned stack and the adapter
-# (editable), and the Hudi Spark bundle in .cache/jars. A second run only
-# checks and returns in seconds.
+# Idempotent set-up: a virtualenv with the pinned stack, the adapter and the
+# warehouse toolkit (adlake/, both editable), and the Hudi Spark bundle in
+# .cache/jars. A second run only checks and returns in seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,14 +20,15 @@ command -v java >/dev/null 2>&1 || die "Java 17 is required (apt-get install ope
 java -version 2>&1 | grep -qE 'version "17' || die "Java 17 is required (found: $(java -version 2>&1 | head -1))."
 
 # What the install depends on: re-install only when one of these changes.
-want=$(cat requirements.txt adapter/pyproject.toml | sha256sum | cut -d' ' -f1)
+want=$(cat requirements.txt adapter/pyproject.toml pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$want" ]; then
   echo "setup: installing the Python environment in $VENV"
   [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
   log=$VENV/install.log
   { "$VENV/bin/python" -m pip install --upgrade pip \
       && "$VENV/bin/python" -m pip install -r requirements.txt \
-      && "$VENV/bin/python" -m pip install --no-deps -e adapter; } >"$log" 2>&1 \
+      && "$VENV/bin/python" -m pip install --no-deps -e adapter \
+      && "$VENV/bin/python" -m pip install --no-deps -e .; } >"$log" 2>&1 \
     || { tail -30 "$log"; die "pip install failed (full log: $log)"; }
   echo "$want" > "$STAMP"
 fi
@@ -40,7 +41,7 @@ from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError, fetch
 try: fetch(Path(sys.argv[1]), notify=print)
 except HudiBundleError as exc: sys.exit(f"setup: {exc}")' "$JARS"
 
-# The shared catalog (tools/catalog.py): PostgreSQL's server binaries (Debian's
+# The shared catalog (adlake.servers.catalog): PostgreSQL's server binaries (Debian's
 # package, installed only if missing), its JDBC driver, and Hive 2.3's
 # PostgreSQL metastore schema scripts, which only Hive's standalone-metastore
 # distribution on Maven Central carries. Each fetched once.

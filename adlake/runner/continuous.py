@@ -2,12 +2,14 @@
 in one process, so every build after the first runs in a warm Spark JVM with
 the project already parsed.
 
-    python tools/continuous.py [--poll 2] [--settle 1] [--full-checks-every 4]
+    python -m adlake.runner.continuous [--poll 2] [--settle 1] [--full-checks-every 4]
+
+(or `adlake-continuous ...`).
 
 A batch is whatever landed since the last build: the watcher waits until no
 new file has appeared for --settle seconds (a producer landing several files
 at once gets one build), then runs one `dbt build`. Files must land whole, by
-a rename, as tools/landing.py does: a name starting with `.` is still being
+a rename, as adlake.landing does: a name starting with `.` is still being
 written and is ignored (Spark skips such files too).
 
 For each batch it prints the lines that came in (valid, quarantined, held),
@@ -35,17 +37,14 @@ import argparse
 import json
 import os
 import signal
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from run_warehouse import SCHEMA, Builds, billing_lines, tally  # noqa: E402
+from adlake import ROOT
+from adlake.runner.warehouse import SCHEMA, Builds, at_least_one, billing_lines, tally
 
 Snapshot = dict[str, tuple[int, int]]  # relative path -> (size, mtime in ns)
 
@@ -245,14 +244,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--full-checks-every",
-        type=int,
+        type=at_least_one,
         default=4,
         metavar="N",
         help="data tests read whole tables every N builds; the others check what they wrote",
     )
     args = parser.parse_args()
-    if args.full_checks_every < 1:
-        parser.error("--full-checks-every must be at least 1")
 
     os.chdir(ROOT)  # the lake (.lake/) lives in the project folder
     lake = ROOT / os.environ.get("ADLAKE_LAKE_DIR", ".lake")

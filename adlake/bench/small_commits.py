@@ -6,7 +6,9 @@ the same `--rows` keys `--writes` times in one warm Spark session, and prints
 each write's seconds and their median (the first write, which warms the
 JVM's code paths, is left out of the median). It asserts nothing.
 
-    python tools/bench_small_commits.py [--rows 1000] [--writes 6] [variant ...]
+    python -m adlake.bench.small_commits [--rows 1000] [--writes 6] [variant ...]
+
+(or `adlake-bench-small-commits ...`).
 """
 
 from __future__ import annotations
@@ -17,11 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from adlake import ROOT
 from dbt.adapters.lakehouse import hudi_bundle
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
-
-ROOT = Path(__file__).resolve().parents[1]
 
 SYNC = ("hoodie.datasource.meta.sync.enable", "hoodie.datasource.hive_sync.enable")
 MARKERS = ("hoodie.embed.timeline.server", "hoodie.write.markers.type")

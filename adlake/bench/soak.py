@@ -16,8 +16,10 @@ soak with a non-zero exit. After each batch it prints:
 It ends with the first and last figures side by side, and the spend in ADS
 against the generator's truth. Its lake is a fresh folder of its own.
 
-    python tools/soak.py [--batches 50] [--events-per-batch 500] [--seed 17] [--lake DIR]
-                         [--vars '{dwd_compaction_delta_commits: 2, ...}']
+    python -m adlake.bench.soak [--batches 50] [--events-per-batch 500] [--seed 17] [--lake DIR]
+                                [--vars '{dwd_compaction_delta_commits: 2, ...}']
+
+(or `adlake-soak ...`).
 
 CI runs a short version (tests/functional/warehouse/test_soak.py): a few
 batches, with table-service triggers small enough (--vars) that they compact,
@@ -39,12 +41,9 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from generate_billing import generate  # noqa: E402
-from landing import land_batch  # noqa: E402
-from run_warehouse import billing_lines  # noqa: E402
+from adlake.generator import generate
+from adlake.landing import land_batch
+from adlake.runner.warehouse import billing_lines, work_args
 
 SCHEMA = "soak"
 COMPLETED = re.compile(r"^\d+_\d+\.\w+$")
@@ -86,21 +85,7 @@ def dbt_build(profiles: Path, work: Path, dbt_vars: str) -> None:
     from dbt.cli.main import dbtRunner
 
     result = dbtRunner().invoke(
-        [
-            "--log-level",
-            "warn",
-            "build",
-            "--project-dir",
-            str(ROOT),
-            "--profiles-dir",
-            str(profiles),
-            "--target-path",
-            str(work / "target"),
-            "--log-path",
-            str(work / "logs"),
-            "--vars",
-            dbt_vars,
-        ]
+        ["--log-level", "warn", "build", *work_args(work, profiles), "--vars", dbt_vars]
     )
     if not result.success:
         raise SoakFailed(f"dbt build failed; see {work / 'logs' / 'dbt.log'}")

@@ -8,7 +8,7 @@ batch and runs `dbt parse` and `dbt build` on it with everything recorded:
   (dbt's start-up, catalog caching, hooks);
 - per model and per data test: their times, from dbt's run results;
 - inside each model's write, from Spark's event log and Hudi's descriptions of
-  its jobs (tools/spark_jobs.py): the Hudi write (with the model's SELECT),
+  its jobs (adlake.bench.spark_jobs): the Hudi write (with the model's SELECT),
   index lookup, metadata table, markers, compaction, cleaning, archiving,
   other Spark queries, and the time spent outside any Spark job (the driver:
   timeline and commit files, locks, dbt's own statements and Python);
@@ -22,9 +22,11 @@ The batches before the profiled one are built one `dbt build` each, or, with
 build). --scope changed profiles the build continuous mode runs on a batch
 (data tests of what it wrote, the per_batch selector); --threads sets dbt's.
 
-    python tools/profile_batch.py [--events 20000] [--batches 2] [--seed 7]
-                                  [--lake DIR] [--top 12] [--json FILE] [--vars YAML]
-                                  [--preload-chunk K] [--scope full|changed] [--threads N]
+    python -m adlake.bench.profile_batch [--events 20000] [--batches 2] [--seed 7]
+                                         [--lake DIR] [--top 12] [--json FILE] [--vars YAML]
+                                         [--preload-chunk K] [--scope full|changed] [--threads N]
+
+(or `adlake-profile-batch ...`).
 """
 
 from __future__ import annotations
@@ -44,14 +46,12 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from generate_billing import generate  # noqa: E402
-from landing import land_batch  # noqa: E402
-from soak import write_profile  # noqa: E402
-from spark_jobs import PHASES, Job, covered_seconds, read_jobs  # noqa: E402
-from timeline_instants import instants_between  # noqa: E402
+from adlake.bench.soak import write_profile
+from adlake.bench.spark_jobs import PHASES, Job, covered_seconds, read_jobs
+from adlake.generator import generate
+from adlake.landing import land_batch
+from adlake.runner.warehouse import work_args
+from adlake.timeline import instants_between
 
 DRIVER = "driver, outside Spark jobs"
 
@@ -177,21 +177,7 @@ def dbt_invoke(args: list[str], work: Path, manifest=None, callbacks=None):
     from dbt.cli.main import dbtRunner
 
     runner = dbtRunner(manifest=manifest, callbacks=callbacks or [])
-    result = runner.invoke(
-        [
-            "--log-level",
-            "warn",
-            *args,
-            "--project-dir",
-            str(ROOT),
-            "--profiles-dir",
-            str(work / "profiles"),
-            "--target-path",
-            str(work / "target"),
-            "--log-path",
-            str(work / "logs"),
-        ]
-    )
+    result = runner.invoke(["--log-level", "warn", *args, *work_args(work)])
     if not result.success:
         sys.exit(f"dbt {args[0]} failed; see {work / 'logs' / 'dbt.log'}")
     return result.result

@@ -1,12 +1,14 @@
 """Land generated micro-batches in the landing folder, the way a producer should.
 
-The generator writes every batch at once (tools/generate_billing.py); a real
+The generator writes every batch at once (adlake.generator); a real
 feed delivers them one by one. `land_batch` copies one batch's files into the
 landing folder, each first under a hidden name (a leading `.`, which Spark
 skips) and then renamed, so the warehouse never reads a half-written file. The
 dimension files land with batch 1. Landing a batch twice changes nothing.
 
-    python tools/landing.py --generated DIR --landing DIR --batch N
+    python -m adlake.landing --generated DIR --landing DIR --batch N
+
+(or `adlake-land ...`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Build the adlake warehouse on the embedded Spark, micro-batch by micro-batch.
 
-`make run` calls this. It generates the source data (tools/generate_billing.py,
+`make run` calls this. It generates the source data (adlake.generator,
 deterministic for the seed), then for each batch lands its files
-(tools/landing.py) and runs one `dbt build` (seeds, models, data tests)
+(adlake.landing) and runs one `dbt build` (seeds, models, data tests)
 in-process, so all batches share one Spark JVM. It prints a line per batch and
 ends with a summary: rows per table, quarantined lines by reason, the latest
 commit of each Hudi table, and the warehouse's totals against the generator's
@@ -18,7 +18,9 @@ batches check only what their build wrote (the adapter's
 which leaves out the tests tagged full_builds_only: comparisons another test
 of the build already makes).
 
-    python tools/run_warehouse.py [--batches 4] [--events 20000] [--seed 7] [--full-checks-every 4]
+    python -m adlake.runner.warehouse [--batches 4] [--events 20000] [--seed 7] [--full-checks-every 4]
+
+(or `adlake-run ...`).
 """
 
 from __future__ import annotations
@@ -31,17 +33,38 @@ import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from generate_billing import generate  # noqa: E402
-from landing import land_batch  # noqa: E402
+from adlake import ROOT
+from adlake.generator import generate
+from adlake.landing import land_batch
 
 LAYERS = ("ref", "ods", "dwd", "dws", "ads")
 SCHEMA = "adlake"
 
 
 PROJECT_ARGS = ["--project-dir", str(ROOT), "--profiles-dir", str(ROOT / "profiles")]
+
+
+def work_args(work: Path, profiles: Path | None = None) -> list[str]:
+    """dbt's arguments for this repository's project run on a work folder of
+    its own: its profiles (`profiles`, else work/profiles), target/ and logs/."""
+    return [
+        "--project-dir",
+        str(ROOT),
+        "--profiles-dir",
+        str(profiles or work / "profiles"),
+        "--target-path",
+        str(work / "target"),
+        "--log-path",
+        str(work / "logs"),
+    ]
+
+
+def at_least_one(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 class Builds:
@@ -203,15 +226,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--full-checks-every",
-        type=int,
+        type=at_least_one,
         default=4,
         metavar="N",
         help="data tests read whole tables every N batches and in the last one; the other "
         "batches check what they wrote (default 4; 1: always whole tables)",
     )
     args = parser.parse_args()
-    if args.full_checks_every < 1:
-        parser.error("--full-checks-every must be at least 1")
 
     os.chdir(ROOT)  # the lake (.lake/) lives in the project folder
     lake = ROOT / os.environ.get("ADLAKE_LAKE_DIR", ".lake")

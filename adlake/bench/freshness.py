@@ -32,8 +32,10 @@ for each batch, every node's seconds and its SQL statements' seconds by kind
 (the profiler's: write, query, set or reset, describe or show, ...). It asserts no time (a clock is no test); it exits
 non-zero when a build fails or a total differs from the truth.
 
-    python tools/bench_freshness.py [--preload 1000000 --preload 10000000] [--batch-events 100000]
-                                    [--batches 5] [--warmup 2] [--preload-chunk 1000000] [--work DIR] [--json FILE]
+    python -m adlake.bench.freshness [--preload 1000000 --preload 10000000] [--batch-events 100000]
+                                     [--batches 5] [--warmup 2] [--preload-chunk 1000000] [--work DIR] [--json FILE]
+
+(or `adlake-bench-freshness ...`).
 """
 
 from __future__ import annotations
@@ -50,15 +52,12 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from continuous import batch_figures, describe, landed_files  # noqa: E402
-from generate_billing import generate  # noqa: E402
-from landing import land_batch  # noqa: E402
-from profile_batch import StatementRecorder  # noqa: E402
-from run_warehouse import Builds, billing_lines, tally  # noqa: E402
-from soak import cpu_seconds, past_start, rss_mib, write_profile  # noqa: E402
+from adlake.bench.profile_batch import StatementRecorder
+from adlake.bench.soak import cpu_seconds, past_start, rss_mib, write_profile
+from adlake.generator import generate
+from adlake.landing import land_batch
+from adlake.runner.continuous import batch_figures, describe, landed_files
+from adlake.runner.warehouse import Builds, billing_lines, tally, work_args
 
 SCHEMA = "fresh"
 BATCH_MINUTES = 480  # the generator's default window for a batch
@@ -160,19 +159,7 @@ def run_one(
     lake, landing, generated = work / "lake", work / "landing", work / "generated"
     write_profile(work / "profiles", lake, schema=SCHEMA, threads=threads)
     os.environ["ADLAKE_LANDING_DIR"] = str(landing)
-    builds = Builds(
-        [
-            "--project-dir",
-            str(ROOT),
-            "--profiles-dir",
-            str(work / "profiles"),
-            "--target-path",
-            str(work / "target"),
-            "--log-path",
-            str(work / "logs"),
-        ],
-        compact_between_builds=True,
-    )
+    builds = Builds(work_args(work), compact_between_builds=True)
 
     preload_batches = max(1, preload // batch_events)
     total_batches = preload_batches + batches
@@ -331,7 +318,8 @@ def main() -> None:
             child = subprocess.Popen(
                 [
                     sys.executable,
-                    __file__,
+                    "-m",
+                    __spec__.name,  # this module
                     "--one",
                     "--preload",
                     str(size),

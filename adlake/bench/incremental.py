@@ -31,8 +31,10 @@ what changed. A merge-on-read upstream (the default) writes only log files, and
 Hudi's CDC read makes the before images by merging each touched file group,
 which grows with the records a file group holds.
 
-    python tools/bench_incremental.py [--rows 5000000 --rows 50000000] [--change-rows 50000]
-                                      [--upstream-type mor|cow]
+    python -m adlake.bench.incremental [--rows 5000000 --rows 50000000] [--change-rows 50000]
+                                       [--upstream-type mor|cow]
+
+(or `adlake-bench-incremental ...`).
 """
 
 from __future__ import annotations
@@ -49,10 +51,8 @@ from pathlib import Path
 import yaml
 from dbt.cli.main import dbtRunner
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from profile_batch import statement_kind  # noqa: E402
+from adlake import ROOT
+from adlake.bench.profile_batch import statement_kind
 
 UPSTREAM = """
 {{ config(materialized='incremental', table_type=var('upstream_type'), unique_key='event_id',
@@ -412,7 +412,8 @@ def _child(phase: str, rows: int, args: argparse.Namespace, work: Path) -> dict:
     child = subprocess.run(
         [
             sys.executable,
-            __file__,
+            "-m",
+            __spec__.name,  # this module
             "--phase",
             phase,
             "--work",

@@ -4,12 +4,12 @@ The embedded session's default catalog is a Derby database in the lake folder,
 which one JVM opens at a time. This one is a PostgreSQL cluster that several
 Spark applications (dbt runs, a Thrift server, an ingestion job) use at once:
 
-    python tools/catalog.py start [--dir DIR] [--port N]
-    python tools/catalog.py status [--dir DIR]
-    python tools/catalog.py stop [--dir DIR]
-    python tools/catalog.py profile [--dir DIR]    # the profile's spark_conf, as YAML
+    python -m adlake.servers.catalog start [--dir DIR] [--port N]
+    python -m adlake.servers.catalog status [--dir DIR]
+    python -m adlake.servers.catalog stop [--dir DIR]
+    python -m adlake.servers.catalog profile [--dir DIR]    # the profile's spark_conf, as YAML
 
-and, from Python, `start(dir)`, `stop(dir)`, `status(dir)` and
+(or `adlake-catalog ...`), and, from Python, `start(dir)`, `stop(dir)`, `status(dir)` and
 `spark_conf(dir)`: the settings a `method: session` profile puts under
 `spark_conf` to use it.
 
@@ -65,7 +65,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from adlake import ROOT
+
 DEFAULT_DIR = ROOT / ".cache" / "catalog"
 JARS_DIR = ROOT / ".cache" / "jars"
 SCHEMA_DIR = ROOT / ".cache" / "hive-schema" / "postgres"
@@ -119,6 +120,9 @@ class CatalogError(Exception):
 
 @dataclass(frozen=True)
 class Layout:
+    """The files and folders of a catalog folder. One property a path: the
+    properties are alike in shape, each names a different entry."""
+
     root: Path
 
     @property
@@ -289,7 +293,7 @@ def password(directory: Path | None = None) -> str:
         return path.read_text().strip()
     except FileNotFoundError:
         raise CatalogError(
-            f"No catalog password: set {PASSWORD_ENV}, or run `python tools/catalog.py start` "
+            f"No catalog password: set {PASSWORD_ENV}, or run `python -m adlake.servers.catalog start` "
             f"once, which generates one in {path}"
         ) from None
 
@@ -403,7 +407,7 @@ def _initdb(lay: Layout, account: Account, bin_dir: Path) -> None:
         raise CatalogError(f"initdb failed (exit {done.returncode}); {log}:\n{_tail(log)}")
     with open(scratch / "postgresql.conf", "a") as conf:
         conf.write(
-            f"\n# tools/catalog.py's settings, rewritten on every start.\ninclude_if_exists = '{SERVER_CONF}'\n"
+            f"\n# adlake.servers.catalog's settings, rewritten on every start.\ninclude_if_exists = '{SERVER_CONF}'\n"
         )
     scratch.rename(lay.pgdata)
 
@@ -757,7 +761,7 @@ def spark_conf(
     state = _read_state(lay)
     if "port" not in state:
         raise CatalogError(
-            f"no catalog in {lay.root}: run `python tools/catalog.py start --dir {lay.root}`"
+            f"no catalog in {lay.root}: run `python -m adlake.servers.catalog start --dir {lay.root}`"
         )
     jdo = "spark.hadoop.javax.jdo.option."
     return {

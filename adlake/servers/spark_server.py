@@ -6,8 +6,10 @@ metastore admits one JVM at a time) and binds to 127.0.0.1 only: the Thrift port
 (hive.server2.thrift.bind.host) and the driver's own ports (spark.driver.bindAddress,
 from hudi_session_conf for a local master).
 
-    python tools/spark_server.py start --port 10000 --lake-dir .lake-thrift
-    python tools/spark_server.py stop --lake-dir .lake-thrift
+    python -m adlake.servers.spark_server start --port 10000 --lake-dir .lake-thrift
+    python -m adlake.servers.spark_server stop --lake-dir .lake-thrift
+
+(or `adlake-thrift-server start|stop ...`).
 
 `start` returns once the server accepts connections and writes its process id
 to <lake-dir>/thrift.pid; `stop` ends that process.
@@ -26,10 +28,10 @@ from pathlib import Path
 
 import pyspark
 
+from adlake import ROOT
 from dbt.adapters.lakehouse import hudi_bundle
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
 
-ROOT = Path(__file__).resolve().parents[1]
 THRIFT_MAIN = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 
 # Servers this process started, so stop() can reap them (a test starts and
