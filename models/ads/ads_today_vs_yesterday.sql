@@ -39,9 +39,9 @@ events as (
 
 ),
 
-accounts as (
+account_labels as (
 
-    select * from {{ ref('dwd_accounts') }}
+    select * from {{ ref('dwd_account_labels') }}
 
 ),
 
@@ -49,12 +49,12 @@ two_days as (
 
     select
         events.cost_micros,
-        coalesce(accounts.industry, 'unknown') as industry,
+        account_labels.industry,
         events.event_date = as_of.today as is_today
     from events
     cross join as_of
-    left join accounts
-        on events.account_id = accounts.account_id
+    left join account_labels
+        on events.account_id = account_labels.account_id
     where
         events.event_date in (as_of.today, as_of.yesterday)
         and events.event_time <= case

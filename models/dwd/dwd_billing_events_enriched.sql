@@ -12,9 +12,9 @@ events as (
 
 ),
 
-accounts as (
+account_labels as (
 
-    select * from {{ ref('dwd_accounts') }}
+    select * from {{ ref('dwd_account_labels') }}
 
 ),
 
@@ -42,12 +42,12 @@ final as (
         events.media_type,
         events.billing_type,
         events.cost_micros,
-        coalesce(accounts.account_name, 'unknown') as account_name,
-        coalesce(accounts.agency_name, 'unknown') as agency_name,
-        coalesce(accounts.industry, 'unknown') as industry
+        account_labels.account_name,
+        account_labels.agency_name,
+        account_labels.industry
     from events
-    left join accounts
-        on events.account_id = accounts.account_id
+    left join account_labels
+        on events.account_id = account_labels.account_id
     left join campaigns
         on events.campaign_id = campaigns.campaign_id
 

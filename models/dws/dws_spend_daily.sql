@@ -12,9 +12,9 @@ hourly as (
 
 ),
 
-accounts as (
+account_labels as (
 
-    select * from {{ ref('dwd_accounts') }}
+    select * from {{ ref('dwd_account_labels') }}
 
 ),
 
@@ -53,12 +53,12 @@ final as (
         daily.clicks,
         daily.conversions,
         daily.events,
-        coalesce(accounts.account_name, 'unknown') as account_name,
-        coalesce(accounts.industry, 'unknown') as industry,
-        coalesce(accounts.agency_name, 'unknown') as agency_name
+        account_labels.account_name,
+        account_labels.industry,
+        account_labels.agency_name
     from daily
-    left join accounts
-        on daily.account_id = accounts.account_id
+    left join account_labels
+        on daily.account_id = account_labels.account_id
     left join media
         on daily.media_id = media.media_id
 
