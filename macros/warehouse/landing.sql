@@ -101,3 +101,17 @@
     ) as parsed
 )
 {%- endmacro %}
+
+
+{#- landed_files_to_read for a model that reads only `feed` (a folder or file
+    under <landing_dir>): its condition on the landed files, for
+    landed_lines, landed_files and landed_dimension. When it is 'false' (no
+    file is new) the model also says it has nothing to read
+    (lakehouse_nothing_to_read), and with skip_unchanged it is then not run:
+    no Spark work, no commit. The condition is the macro's output. -#}
+
+{% macro landed_files_to_read_or_skip(feed) -%}
+    {%- set files_to_read = landed_files_to_read(feed) -%}
+    {%- if files_to_read == 'false' %}{% do lakehouse_nothing_to_read() %}{% endif -%}
+    {{- files_to_read -}}
+{%- endmacro %}

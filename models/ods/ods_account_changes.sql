@@ -3,8 +3,7 @@
     applies them in change_seq order. -#}
 
 {#- With no new file the model is not run (skip_unchanged). #}
-{%- set files_to_read = landed_files_to_read('account_changes') %}
-{%- if files_to_read == 'false' %}{% do lakehouse_nothing_to_read() %}{% endif %}
+{%- set files_to_read = landed_files_to_read_or_skip('account_changes') %}
 
 with
 

@@ -1,7 +1,11 @@
 {#- The billable lines of the billing feed, typed: every valid line once, in
     the order it landed, and each held line once, in the run that released it
     (its account's insert landed). Duplicates, corrections and stale versions
-    are all kept here; DWD decides which version of an event wins. -#}
+    are all kept here; DWD decides which version of an event wins.
+    ods_billing_events and ods_billing_events_quarantine read the same two
+    tables in the same way: each model keeps its own commit ranges of both,
+    and the conditions below send every line to one of them (or leave it
+    held). -#}
 
 {%- set event_columns = ['event_id', 'event_version', 'event_type', 'event_time', 'account_id', 'campaign_id',
                          'ad_id', 'media_id', 'billing_type', 'cost_micros', 'source_file', 'landed_batch',

@@ -1,7 +1,11 @@
 {#- The landed billing lines that cannot be billed, with the raw text and the
     reason, so that nothing that arrived is lost silently: those the raw table
     rejected at once, and held lines whose account turned out deleted. Held
-    lines (unknown_account) are not here until then: they may still be billed. -#}
+    lines (unknown_account) are not here until then: they may still be billed.
+    ods_billing_events and ods_billing_events_quarantine read the same two
+    tables in the same way: each model keeps its own commit ranges of both,
+    and the conditions below send every line to one of them (or leave it
+    held). -#}
 
 {%- set line_columns = ['raw_line', 'quarantine_reason', 'source_file', 'line_number', 'landed_batch', 'ingested_at'] %}
 

@@ -11,8 +11,7 @@
 {%- set value_keys, value_starts = 'parsed.json_value_keys', 'parsed.json_value_starts' %}
 {#- The folder is listed once; both reads below open the same files. With no
     new file the model is not run (skip_unchanged). #}
-{%- set files_to_read = landed_files_to_read('billing_events') %}
-{%- if files_to_read == 'false' %}{% do lakehouse_nothing_to_read() %}{% endif %}
+{%- set files_to_read = landed_files_to_read_or_skip('billing_events') %}
 
 with
 

@@ -1,5 +1,8 @@
 {#- Campaigns of the advertiser accounts: static reference data, loaded once
-    from its landed file. -#}
+    from its landed file.
+    ods_ads, ods_campaigns and ods_media are the same lines but for the file,
+    key and columns: one model per dimension, for its own record key and
+    tests; reading the file is landed_dimension's. -#}
 
 {{ config(
     unique_key='campaign_id',
@@ -8,8 +11,7 @@
 ) }}
 
 {#- With its file unchanged since the last run, the model is not run. #}
-{%- set files_to_read = landed_files_to_read('dimensions/campaigns.jsonl') %}
-{%- if files_to_read == 'false' %}{% do lakehouse_nothing_to_read() %}{% endif %}
+{%- set files_to_read = landed_files_to_read_or_skip('dimensions/campaigns.jsonl') %}
 {%- set row_schema = 'campaign_id bigint, account_id bigint, '
     ~ 'campaign_name string, objective string' %}
 

@@ -1,4 +1,7 @@
-{#- Media (where ads run): static reference data, loaded once from its landed file. -#}
+{#- Media (where ads run): static reference data, loaded once from its landed file.
+    ods_ads, ods_campaigns and ods_media are the same lines but for the file,
+    key and columns: one model per dimension, for its own record key and
+    tests; reading the file is landed_dimension's. -#}
 
 {{ config(
     unique_key='media_id',
@@ -7,8 +10,7 @@
 ) }}
 
 {#- With its file unchanged since the last run, the model is not run. #}
-{%- set files_to_read = landed_files_to_read('dimensions/media.jsonl') %}
-{%- if files_to_read == 'false' %}{% do lakehouse_nothing_to_read() %}{% endif %}
+{%- set files_to_read = landed_files_to_read_or_skip('dimensions/media.jsonl') %}
 {%- set row_schema = 'media_id bigint, media_name string, media_type string' %}
 
 with
