@@ -41,6 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from adlake.generator import generate
 from tests.functional.crash.warehouse_batches import (
     REPO,
     Child,
@@ -49,7 +50,6 @@ from tests.functional.crash.warehouse_batches import (
     compare_digests,
     in_flight,
     lake_state,
-    load_tool,
     parse_digest,
     prepare_work,
     running_node,
@@ -126,7 +126,7 @@ def main() -> None:
     root = args.work or Path(tempfile.mkdtemp(prefix="adlake-kill-loop-"))
     root.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    load_tool("generate_billing").generate(
+    generate(
         root / "generated",
         seed=12,
         events=args.events,

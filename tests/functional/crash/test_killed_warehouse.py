@@ -41,6 +41,7 @@ import time
 
 import pytest
 
+from adlake.generator import generate
 from tests.functional.conftest import hudi_jar
 from tests.functional.crash.warehouse_batches import (
     POINTS,
@@ -50,7 +51,6 @@ from tests.functional.crash.warehouse_batches import (
     Work,
     check_landed,
     compare_digests,
-    load_tool,
     parse_digest,
     prepare_work,
     timeline,
@@ -76,7 +76,7 @@ LAYERS = ("ref", "ods", "dwd", "dws", "ads")
 @pytest.fixture(scope="module")
 def crash_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("warehouse_crash")
-    load_tool("generate_billing").generate(root / "generated", **DATA)
+    generate(root / "generated", **DATA)
     return root
 
 

@@ -1,5 +1,5 @@
 """Builds this repository's warehouse batch by batch in one process (one Spark
-JVM), the way tools/run_warehouse.py does, on a work folder of its own, and
+JVM), the way adlake.runner.warehouse does, on a work folder of its own, and
 prints a line as each batch completes. The warehouse crash tests
 (test_killed_warehouse.py, kill_loop.py) start it in a process group of its
 own and kill that group with SIGKILL part-way.
@@ -11,7 +11,7 @@ metastore), profiles/profiles.yml pointing `lake_dir` there, the landing folder
 (landing/, given to the project as ADLAKE_LANDING_DIR), dbt's target/ and
 logs/, and work.json naming the schema and the generated data folder. Nothing
 is written in the repository. For each batch it lands the batch's files
-(tools/landing.py) and runs one `dbt build` (with `--no-tests`, the data tests
+(adlake.landing) and runs one `dbt build` (with `--no-tests`, the data tests
 are left out: `--exclude-resource-type test`), then prints
 `batch N done in S s` (seconds since the process started).
 
@@ -35,7 +35,6 @@ children on the way) and what was in flight at a kill (`in_flight`).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import re
@@ -47,6 +46,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from adlake.landing import land_batch
+
 REPO = Path(__file__).resolve().parents[3]
 SCHEMAS = ("ref", "ods", "dwd", "dws", "ads")
 # Columns set from a clock: when a run wrote the row (current_timestamp() in
@@ -57,18 +58,6 @@ RUN_TIME_COLUMNS = ("ingested_at", "checked_at", "file_modified_at")
 # Append feeds: each landed file's lines are rows of this ODS table.
 FEED_TABLES = {"billing_events": "ods_billing_events_raw", "account_changes": "ods_account_changes"}
 STARTED = time.monotonic()
-
-
-def load_tool(name: str):
-    """A module of tools/, imported by path (tools/ is not a package)."""
-    module_name = f"adlake_tools_{name}"
-    if module_name in sys.modules:
-        return sys.modules[module_name]
-    spec = importlib.util.spec_from_file_location(module_name, REPO / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
 
 
 class Work:
@@ -650,7 +639,6 @@ def main() -> None:
     args = parser.parse_args()
     work = Work(args.work)
     os.environ["ADLAKE_LANDING_DIR"] = str(work.landing.resolve())
-    landing = load_tool("landing")
 
     from dbt.cli.main import dbtRunner
 
@@ -662,7 +650,7 @@ def main() -> None:
             print(f"spark ready in {time.monotonic() - STARTED:.1f} s", flush=True)
 
     for batch in range(args.first, args.last + 1):
-        landing.land_batch(work.generated, work.landing, batch)
+        land_batch(work.generated, work.landing, batch)
         command = [
             "build",
             "--project-dir",

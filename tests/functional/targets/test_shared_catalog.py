@@ -1,5 +1,5 @@
 """Two embedded Spark applications sharing one Hive catalog on PostgreSQL
-(tools/catalog.py), each a `dbt` process with its own lake folder.
+(adlake.servers.catalog), each a `dbt` process with its own lake folder.
 
 Process A builds a partitioned Hudi table and stays alive, its JVM connected to
 the catalog; process B, started meanwhile, reads that table by name and builds
@@ -29,11 +29,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from adlake.servers import catalog
 from tests.functional.conftest import REPO, hudi_jar
 from tests.functional.security.sockets import listening
-
-sys.path.insert(0, str(REPO / "tools"))
-import catalog  # noqa: E402
 
 MARK = "@@shared-catalog@@ "
 SCHEMA_A, SCHEMA_B = "shared_a", "shared_b"

@@ -1,16 +1,13 @@
 """`method: thrift`: the same models against a real Spark Thrift server with Hudi."""
 
 import socket
-import sys
 
 import pytest
 import yaml
 
-from tests.functional.conftest import REPO, completed_instants, read_properties
+from adlake.servers import spark_server
+from tests.functional.conftest import completed_instants, read_properties
 from tests.functional.security.sockets import listening
-
-sys.path.insert(0, str(REPO / "tools"))
-import spark_server  # noqa: E402
 
 
 def free_port() -> int:

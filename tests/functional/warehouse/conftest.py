@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
+from adlake.generator import generate
+from adlake.landing import land_batch
 from tests.functional.conftest import REPO, completed_instants, hudi_jar, run_dbt, spark
-
-sys.path.insert(0, str(REPO / "tools"))
-
-from generate_billing import generate  # noqa: E402
-from landing import land_batch  # noqa: E402
 
 
 class Warehouse:

@@ -1,35 +1,19 @@
-"""Continuous mode (tools/continuous.py): each batch is built as it lands, and
+"""Continuous mode (adlake.runner.continuous): each batch is built as it lands, and
 a restart builds only what landed since the last completed build."""
 
 from __future__ import annotations
 
 import signal
-import sys
 
 import pytest
 
-from tests.functional.conftest import REPO
-
-sys.path.insert(0, str(REPO / "tools"))
-import continuous  # noqa: E402
-from run_warehouse import Builds  # noqa: E402
+from adlake.runner import continuous
+from adlake.runner.warehouse import Builds, work_args
 
 
 def builds_for(house) -> Builds:
     # As continuous.main() builds: DWD's compactions planned by the build, run after it.
-    return Builds(
-        [
-            "--project-dir",
-            str(REPO),
-            "--profiles-dir",
-            str(house.profiles),
-            "--target-path",
-            str(house.root / "target"),
-            "--log-path",
-            str(house.root / "logs"),
-        ],
-        compact_between_builds=True,
-    )
+    return Builds(work_args(house.root, house.profiles), compact_between_builds=True)
 
 
 def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(

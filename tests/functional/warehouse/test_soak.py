@@ -1,4 +1,4 @@
-"""The soak's short version (tools/soak.py; the documented command runs 50
+"""The soak's short version (adlake.bench.soak; the documented command runs 50
 batches): a few batches with table-service triggers small enough that
 dwd_billing_events compacts, cleans and archives among them.
 
@@ -26,7 +26,8 @@ def test_a_short_soak_compacts_cleans_archives_and_stays_exact(tmp_path):
     run = subprocess.run(
         [
             sys.executable,
-            str(REPO / "tools" / "soak.py"),
+            "-m",
+            "adlake.bench.soak",
             "--batches",
             str(BATCHES),
             "--events-per-batch",

@@ -1,4 +1,4 @@
-"""The batch profiler (tools/profile_batch.py) on a small warehouse of its own:
+"""The batch profiler (adlake.bench.profile_batch) on a small warehouse of its own:
 two batches, the second profiled, with dwd_billing_events' compaction and
 cleaning set to run in that batch. Its breakdown comes from the real event log,
 run results and timelines, so it must find the compaction where Hudi ran it."""
@@ -10,18 +10,21 @@ import os
 import subprocess
 import sys
 
-from tests.functional.conftest import REPO, hudi_jar
+from adlake import ROOT
+from dbt.adapters.lakehouse import hudi_bundle
 
 SERVICES = "{dwd_compaction_delta_commits: 2, dwd_cleaning_retain: 1}"
 
 
 def test_the_profile_of_a_batch_splits_its_time_where_it_went(tmp_path):
     profile = tmp_path / "profile.json"
-    env = {**os.environ, "LAKEHOUSE_HUDI_JAR": str(hudi_jar())}
+    jar = hudi_bundle.locate(cache_dir=ROOT / hudi_bundle.DEFAULT_CACHE_DIR)
+    env = {**os.environ, "LAKEHOUSE_HUDI_JAR": str(jar)}
     run = subprocess.run(
         [
             sys.executable,
-            str(REPO / "tools" / "profile_batch.py"),
+            "-m",
+            "adlake.bench.profile_batch",
             "--events",
             "200",
             "--batches",
@@ -33,7 +36,7 @@ def test_the_profile_of_a_batch_splits_its_time_where_it_went(tmp_path):
             "--json",
             str(profile),
         ],
-        cwd=REPO,
+        cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
@@ -45,7 +48,7 @@ def test_the_profile_of_a_batch_splits_its_time_where_it_went(tmp_path):
     nodes = {
         node["id"].split(".")[-1]: node for node in figures["nodes"] if node["type"] == "model"
     }
-    models_on_disk = {path.stem for path in (REPO / "models").rglob("*.sql")}
+    models_on_disk = {path.stem for path in (ROOT / "models").rglob("*.sql")}
     assert set(nodes) == models_on_disk
 
     # The steps add up to no more than the whole; every part is accounted for.

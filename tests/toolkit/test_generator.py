@@ -1,4 +1,4 @@
-"""The billing data generator (tools/generate_billing.py), checked from its files.
+"""The billing data generator (adlake.generator), checked from its files.
 
 Each test re-reads what the generator wrote instead of trusting it; truth.json is
 compared against a recomputation from the files done here, written separately
@@ -8,7 +8,6 @@ the rules of the generator's docstring, dedup with dicts). No Spark.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "generate_billing.py"
+import adlake.generator as generator
 
 START = datetime(2026, 11, 20)
 WINDOW = timedelta(minutes=480)
@@ -56,18 +55,6 @@ LINE_REASONS = REASONS[:-1]
 BILLED = {("impression", "CPM"), ("click", "CPC"), ("conversion", "oCPM")}
 UNKNOWN_ACCOUNT_BASE = 999_000
 BOM = b"\xef\xbb\xbf"
-
-
-def load_generator():
-    """tools/ is no package: load the file as a module."""
-    spec = importlib.util.spec_from_file_location("generate_billing", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
-generator = load_generator()
 
 
 # --- Reading the landing folder back ---------------------------------------------------
@@ -820,7 +807,10 @@ def test_a_delete_carries_the_last_known_attributes(landing):
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(TOOL), *args], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "adlake.generator", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 

@@ -1,18 +1,13 @@
-"""The batch profiler's parts (tools/profile_batch.py, tools/spark_jobs.py): the
+"""The batch profiler's parts (adlake.bench.profile_batch and spark_jobs): the
 phase of each Spark job from Hudi's own descriptions (as Hudi 1.2 writes them,
 copied from a real event log), the kind of each statement dbt sends, and the
 reading of an event log."""
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-
-import profile_batch  # noqa: E402
-import spark_jobs  # noqa: E402
+from adlake.bench import profile_batch, spark_jobs
 
 
 @pytest.mark.parametrize(
