@@ -60,7 +60,8 @@ REPOSITORY_ENV_VAR = "LAKEHOUSE_MAVEN_REPOSITORY"
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
 
 # The repository's own cache, relative to its root: tools/setup.sh fills it and
-# the repository's tools and tests read it. An installed adapter does not use it.
+# the repository's toolkit (adlake/) and tests read it. An installed adapter
+# does not use it.
 DEFAULT_CACHE_DIR = Path(".cache") / "jars"
 
 # Seconds without a byte before a download is given up (not a total budget:

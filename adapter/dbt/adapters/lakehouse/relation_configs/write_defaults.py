@@ -4,7 +4,7 @@ suit large tables on a cluster and make each small commit slow.
 A dbt model writes a commit per run, often a small one, on one machine: its
 fixed cost is what the user waits for. Measured on a 2-core machine, a
 1,000-row upsert took about 3.5 s (COW) and 6.5 s (MOR) with Hudi's defaults,
-and about 1.2 s and 1.4 s with these (`tools/bench_small_commits.py`).
+and about 1.2 s and 1.4 s with these (`python -m adlake.bench.small_commits`).
 
 They are recorded on the table at creation (and added to older tables on their
 next write), so Hudi's procedures (`CALL run_compaction`, `run_clean`, ...) and
