@@ -17,6 +17,7 @@ run: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy -p dbt.adapters.lakehouse
 	$(BIN)/sqlfluff lint models tests/data macros
 
 unit: setup

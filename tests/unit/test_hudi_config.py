@@ -1,7 +1,10 @@
 """Parsing and validation of the lake-format configs (pure Python, no Spark)."""
 
+from pathlib import Path
+
 import pytest
 
+from dbt.adapters.lakehouse import strategies
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig, LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 
@@ -119,3 +122,13 @@ def test_key_columns_must_be_in_the_model_output():
     with pytest.raises(LakeConfigError) as excinfo:
         lake.check_columns(["event_id", "event_date"])
     assert_error(excinfo, "precombine_key", "event_version", "event_date, event_id")
+
+
+def test_the_docs_strategy_table_is_the_adapters():
+    """adapter/README.md shows the strategy table the validation and macros read."""
+    # adapter/dbt/adapters/lakehouse/strategies.py -> adapter/README.md
+    readme = (Path(strategies.__file__).resolve().parents[3] / "README.md").read_text()
+    assert strategies.markdown_table() in readme, (
+        "Paste strategies.markdown_table() into adapter/README.md's strategy table:\n"
+        + strategies.markdown_table()
+    )

@@ -5,8 +5,9 @@ import pytest
 
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig, LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.cleaning import POLICIES
-from dbt.adapters.lakehouse.relation_configs.hudi_table import WRITE_OPERATIONS, owned_keys
+from dbt.adapters.lakehouse.relation_configs.hudi_table import owned_keys
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
+from dbt.adapters.lakehouse.strategies import STRATEGIES
 
 MODEL = "events"
 
@@ -25,7 +26,7 @@ def error(**config):
 
 def rendered(lake):
     """Everything a config makes the adapter send to Hudi."""
-    return lake.table_options(), {s: lake.write_settings(s) for s in WRITE_OPERATIONS}
+    return lake.table_options(), {s: lake.write_settings(s) for s in STRATEGIES}
 
 
 # --- options as dbt-spark and Hudi's docs write them -------------------------
@@ -165,7 +166,7 @@ def fully_configured():
 def emitted_hoodie_settings():
     for config in fully_configured():
         lake = parse(**config)
-        for strategy in WRITE_OPERATIONS:
+        for strategy in STRATEGIES:
             for key, value in lake.write_settings(strategy).items():
                 if key.startswith("hoodie."):
                     yield config, key, value

@@ -109,7 +109,7 @@ def test_an_incremental_model_with_nothing_new_to_read_is_not_run(project):
 
 DECLARING = """
     {{ config(materialized='incremental', unique_key='id', skip_unchanged=true) }}
-    {% if var('nothing_new', false) %}{% do lakehouse_nothing_to_read() %}{% endif %}
+    {% if var('nothing_new', false) %}{% do lake_nothing_to_read() %}{% endif %}
     select 1 as id, {{ var('v', 1) }} as v
 """
 

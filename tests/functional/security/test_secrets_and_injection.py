@@ -253,13 +253,13 @@ def hostile_models(project: DbtProject, value: str, column_docs: bool = False) -
         "macros/check_write_setting.sql",
         """
         {% macro check_write_setting(key, value) %}
-          {% do lakehouse_apply_write_settings({key: value}) %}
+          {% do adapter.replace_write_settings({key: value}) %}
           {% set stored = [] %}
           {% for row in run_query('set').rows if row[0] == key %}{% do stored.append(row[1]) %}{% endfor %}
           {% if stored != [value] %}
             {{ exceptions.raise_compiler_error('SET stored ' ~ stored ~ ' for ' ~ key) }}
           {% endif %}
-          {% do lakehouse_clear_write_settings() %}
+          {% do adapter.clear_write_settings() %}
           {% for row in run_query('set').rows if row[0] == key %}
             {{ exceptions.raise_compiler_error('RESET left ' ~ key) }}
           {% endfor %}

@@ -1,4 +1,4 @@
-from dbt.adapters.base import AdapterPlugin
+from dbt.adapters.base.plugin import AdapterPlugin
 
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager  # noqa: F401
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials

@@ -82,6 +82,7 @@ class LakehouseConnectionManager(SparkConnectionManager):
         session = child_session(self.get_thread_connection())
 
         def embedded(value: str | None) -> str:
+            assert session is not None
             if value is not None:
                 session.conf.set(VECTORIZED_PARQUET, value)
             return str(session.conf.get(VECTORIZED_PARQUET, "true"))
@@ -115,6 +116,6 @@ class LakehouseConnectionManager(SparkConnectionManager):
         handle = embedded_session.EmbeddedConnection(root, creds.server_side_parameters)
         # dbt-spark's wrapper handles statement clean-up and bindings; we give it
         # a connection whose cursors run on this connection's own child session.
-        connection.handle = SessionConnectionWrapper(handle)  # type: ignore[arg-type]
+        connection.handle = SessionConnectionWrapper(handle)
         connection.state = ConnectionState.OPEN
         return connection

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dbt.adapters.events.logging import AdapterLogger
+from dbt.adapters.spark import session as spark_session
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import hudi_bundle, lake_lock, local_fs
@@ -213,52 +214,35 @@ def _check_hudi_enabled(session: Any) -> None:
         )
 
 
-class EmbeddedCursor:
-    """A DB-API style cursor over one Spark session (what dbt-spark's wrapper expects)."""
+class EmbeddedCursor(spark_session.Cursor):
+    """dbt-spark's session cursor, on one connection's child session.
 
-    def __init__(self, session: Any) -> None:
-        self._session = session
-        self._df: Any | None = None
-        self._rows: list[Any] | None = None
+    dbt-spark's runs every statement on the process's root session
+    (`SparkSession.builder.getOrCreate()`), where a `SET hoodie.*` for one
+    model's write would reach every other thread's writes. The rest (the
+    description, fetching, closing) is dbt-spark's."""
+
+    def __init__(self, spark: Any) -> None:
+        super().__init__()
+        self._spark = spark
 
     def execute(self, sql: str, *parameters: Any) -> None:
-        from pyspark.sql.utils import AnalysisException
+        from pyspark.errors import AnalysisException
 
         if parameters:
             sql = sql % parameters
-        self._rows = None
+        self._rows = None  # a new statement's rows, not the last one's
         try:
-            self._df = self._session.sql(sql)
+            self._df = self._spark.sql(sql)
         except AnalysisException as exc:
             raise DbtRuntimeError(str(exc)) from exc
 
-    @property
-    def description(self) -> list[tuple]:
-        if self._df is None:
-            return []
-        return [
-            (f.name, f.dataType.simpleString(), None, None, None, None, f.nullable)
-            for f in self._df.schema.fields
-        ]
 
-    def fetchall(self) -> list[Any] | None:
-        if self._rows is None and self._df is not None:
-            self._rows = self._df.collect()
-        return self._rows
-
-    def fetchone(self) -> Any | None:
-        rows = self.fetchall()
-        return rows.pop(0) if rows else None
-
-    def close(self) -> None:
-        self._df = None
-        self._rows = None
-
-
-class EmbeddedConnection:
+class EmbeddedConnection(spark_session.Connection):
     """One child Spark session per dbt connection, with the runtime settings applied."""
 
     def __init__(self, root: Any, runtime_conf: dict[str, str]) -> None:
+        super().__init__(server_side_parameters=runtime_conf)
         self.session = root.newSession()
         for key, value in runtime_conf.items():
             self.session.conf.set(key, value)

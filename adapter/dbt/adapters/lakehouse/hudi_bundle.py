@@ -41,6 +41,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 HUDI_VERSION = "1.2.0"
 GROUP_ID = "org.apache.hudi"
@@ -281,7 +282,7 @@ def _download_verified(url: str, target: Path) -> None:
     if not expected or not re.fullmatch(r"[0-9a-fA-F]{40}", expected[0]):
         raise HudiBundleError(f"{url}.sha1 is not a SHA-1 checksum")
 
-    def write(out) -> None:
+    def write(out: BinaryIO) -> None:
         digest = hashlib.sha1()
         with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
             for chunk in iter(lambda: response.read(1 << 20), b""):
@@ -298,15 +299,16 @@ def _download_verified(url: str, target: Path) -> None:
 
 def _read_url(url: str) -> bytes:
     with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
-        return response.read()
+        data: bytes = response.read()
+        return data
 
 
-def _copy_into(source: Path, out) -> None:
+def _copy_into(source: Path, out: BinaryIO) -> None:
     with open(source, "rb") as src:
         shutil.copyfileobj(src, out, 1 << 20)
 
 
-def _publish(target: Path, write: Callable) -> None:
+def _publish(target: Path, write: Callable[[BinaryIO], None]) -> None:
     """Write through a temp file in the same folder, then rename into place.
 
     A reader sees either no jar or a complete one: the rename is atomic, and a

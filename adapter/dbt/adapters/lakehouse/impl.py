@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import uuid
 from dataclasses import dataclass
@@ -15,19 +14,22 @@ from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.capability import Capability, CapabilityDict, CapabilitySupport, Support
 from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
-from dbt_common.exceptions import CompilationError, DbtRuntimeError
+from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import (
-    commit_reads,
     concurrency,
     recovery,
     session_settings,
+    strategies,
     test_scope,
-    unchanged_builds,
 )
-from dbt.adapters.lakehouse.commit_reads import ChangeRead
+from dbt.adapters.lakehouse.change_reads import ChangeRead, ChangeReadPlanner
+from dbt.adapters.lakehouse.change_reads import sql as change_read_sql
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager, child_session
-from dbt.adapters.lakehouse.relation_configs import HudiTableConfig
+from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
+from dbt.adapters.lakehouse.relation_configs.hudi_table import HudiTableConfig
+from dbt.adapters.lakehouse.unchanged_builds import BuildRecords
+from dbt.adapters.lakehouse.written_tables import WrittenTables
 
 logger = AdapterLogger("Lakehouse")
 
@@ -47,46 +49,50 @@ class LakehouseConfig(SparkConfig):
 
 
 class LakehouseAdapter(SparkAdapter):
-    ConnectionManager = LakehouseConnectionManager  # type: ignore[assignment]
-    AdapterSpecificConfigs = LakehouseConfig  # type: ignore[assignment]
+    ConnectionManager = LakehouseConnectionManager
+    AdapterSpecificConfigs = LakehouseConfig
     # Source freshness without a loaded_at_field: from the table's Hudi timeline
     # (lakehouse__get_relation_last_modified).
     _capabilities = CapabilityDict(
         {Capability.TableLastModifiedMetadata: CapabilitySupport(support=Support.Full)}
     )
 
-    # Instants of an upstream: its whole active timeline (Hudi keeps at most
-    # hoodie.keep.max.commits = 30 by default).
-    TIMELINE_SCAN = 1000
-    # A model's position is in its latest write; only table services (compaction,
-    # clustering) come between, so a short look back suffices.
-    POSITION_SCAN = 30
-
     def __init__(self, config, mp_context) -> None:  # type: ignore[no-untyped-def]
         super().__init__(config, mp_context)
-        # Ranges each model's lake_changes() planned at compile time, for its
-        # materialization to log and to record with its write.
-        self._change_reads: dict[str, dict[str, ChangeRead]] = {}
+        self.lake = LakeMetadata(self._rows)
+        self.change_read_planner = ChangeReadPlanner(
+            self.lake, self._columns_of, self.scratch_identifier
+        )
         self._hudi_configs: dict[tuple[str, str], HudiTableConfig] = {}
-        self._schema_locations: dict[str, str] = {}
         # What each table model with skip_unchanged is built from (unchanged_builds).
-        self._built_from: dict[str, str] = {}
-        # Per table this invocation wrote: its latest commit before the write
-        # (None when the write created it), for data tests scoped to what changed.
-        self._written_since: dict[str, test_scope.Since | None] = {}
-        self._partitions_read: set[str] = set()
+        self._builds = BuildRecords(self.lake)
+        # Per table this invocation wrote, its latest commit before the write,
+        # for data tests scoped to what changed (test_scope).
+        self._written = WrittenTables(self.lake)
         # Incremental models whose SQL said, as it compiled, that it has
-        # nothing new to read (lakehouse_nothing_to_read).
+        # nothing new to read (lake_nothing_to_read).
         self._nothing_to_read: set[str] = set()
         # Names this run's scratch tables under optimistic concurrency.
         self._run_token = uuid.uuid4().hex[:8]
+
+    def _rows(self, sql: str) -> list[Any]:
+        _, table = self.execute(sql, fetch=True)
+        return list(table)
+
+    def _columns_of(self, relation: BaseRelation) -> list[tuple[str, str]]:
+        """(name, type) of a relation's own columns, without Hudi's metadata columns."""
+        return [
+            (c.name, c.data_type)
+            for c in self.get_columns_in_relation(relation)
+            if not c.name.startswith("_hoodie_")
+        ]
 
     @classmethod
     def type(cls) -> str:
         return "lakehouse"
 
     def valid_incremental_strategies(self) -> list[str]:
-        return ["append", "merge", "upsert", "insert_overwrite", "microbatch"]
+        return list(strategies.STRATEGIES)
 
     @available
     def hudi_config(self, model: dict[str, Any]) -> HudiTableConfig:
@@ -112,22 +118,7 @@ class LakehouseAdapter(SparkAdapter):
     @available
     def hudi_table_settings(self, relation: BaseRelation) -> tuple[dict[str, str], list[str], str]:
         """(catalog table properties, partition columns, location) of an existing table."""
-        _, props = self.execute(f"show tblproperties {relation}", fetch=True)
-        _, described = self.execute(f"describe table extended {relation}", fetch=True)
-        partitions: list[str] = []
-        location = ""
-        in_partitions = False
-        for row in described:
-            name = (row[0] or "").strip()
-            if name == "# Partition Information":
-                in_partitions = True
-            elif in_partitions and (not name or name.startswith("# Detailed")):
-                in_partitions = False
-            elif in_partitions and not name.startswith("#"):
-                partitions.append(name)
-            elif name == "Location":
-                location = row[1]
-        return {row[0]: row[1] for row in props}, partitions, location
+        return self.lake.table_settings(str(relation))
 
     # --- session settings ------------------------------------------------------
 
@@ -162,6 +153,28 @@ class LakehouseAdapter(SparkAdapter):
                 self.execute(statement)
         return ""
 
+    @available
+    def apply_write_settings(
+        self, lake: HudiTableConfig, strategy: str, record_positions_of: Any = None
+    ) -> str:
+        """Set this write's session settings: the model's lake settings for
+        `strategy`, and, for the commit that closes a model's run
+        (`record_positions_of` is the model), the upstream positions it
+        consumed and what it was built from, which Hudi copies into that
+        commit's extra metadata."""
+        settings: dict[str, Any] = lake.write_settings(strategy)
+        if record_positions_of is not None:
+            settings.update(self.position_settings(record_positions_of))
+        self.replace_write_settings(settings)
+        return ""
+
+    @available
+    def clear_write_settings(self) -> str:
+        """Back to the connection's own settings, including after a write that
+        failed before it could clear its own."""
+        self.replace_write_settings({})
+        return ""
+
     # --- recovery from a writer that died -------------------------------------
 
     @available
@@ -181,28 +194,14 @@ class LakehouseAdapter(SparkAdapter):
         dropped then."""
         if self.config.credentials.concurrency == concurrency.OPTIMISTIC:
             return None
-        pending = recovery.pending_metadata_compactions(self._metadata_timeline(location))
+        pending = recovery.pending_metadata_compactions(self.lake.metadata_table_timeline(location))
         if not pending:
             return None
-        self.execute(
-            f"call delete_metadata_table(table => '{relation.schema}.{relation.identifier}')"
-        )
+        self.lake.drop_metadata_table(f"{relation.schema}.{relation.identifier}")
         return (
             f"{relation}: its metadata table had compaction {', '.join(pending)} left pending by a "
             "writer that died; the metadata table was dropped and this write rebuilds it."
         )
-
-    def _metadata_timeline(self, location: str) -> list[Any]:
-        if recovery.has_no_metadata_table(location):
-            return []
-        path = recovery.metadata_table_path(location)
-        try:
-            _, rows = self.execute(f"call show_timeline(path => '{path}', limit => 50)", fetch=True)
-        except DbtRuntimeError as exc:
-            if recovery.is_missing_table(str(exc)):
-                return []  # no metadata table (disabled, or being rebuilt)
-            raise
-        return list(rows)
 
     # --- scratch tables ----------------------------------------------------------
 
@@ -211,14 +210,8 @@ class LakehouseAdapter(SparkAdapter):
         """Where a managed table of this name would live: a scratch table is
         written there in overwrite mode, so files a killed run left behind are
         replaced instead of blocking every later run (LOCATION_ALREADY_EXISTS)."""
-        schema = relation.schema
-        if schema not in self._schema_locations:
-            _, rows = self.execute(f"describe schema extended {schema}", fetch=True)
-            found = [row[1] for row in rows if row[0] == "Location"]
-            if not found:
-                raise DbtRuntimeError(f"Spark reports no location for schema {schema}.")
-            self._schema_locations[schema] = found[0].rstrip("/")
-        return f"{self._schema_locations[schema]}/{relation.identifier.lower()}"
+        schema, identifier = _parts(relation)
+        return f"{self.lake.schema_location(schema)}/{identifier.lower()}"
 
     @available
     def scratch_identifier(self, identifier: str, role: str) -> str:
@@ -242,9 +235,9 @@ class LakehouseAdapter(SparkAdapter):
         try:
             # A few, not one: with concurrent writers, the instant requested last
             # need not be the one that completed last.
-            commits = self._completed_commits(table, 10)
+            commits = self.lake.completed_commits(table, 10)
         except Exception as exc:  # Spark's own exception on the embedded session
-            if "is not a Hudi table" not in str(exc):
+            if not is_not_hudi(exc):
                 raise
             raise DbtRuntimeError(
                 f"Source freshness without a loaded_at_field reads the table's Hudi timeline, "
@@ -255,79 +248,15 @@ class LakehouseAdapter(SparkAdapter):
         completed = max(str(c["state_transition_time"]) for c in commits)
         # Instant times are wall-clock times in the table's timeline zone: Hudi's
         # default, LOCAL, is the zone of the JVM that wrote them.
-        props, _, _ = self.hudi_table_settings(relation)
+        props = self.lake.table_properties(table)
         if props.get("hoodie.table.timeline.timezone", "LOCAL").upper() == "UTC":
             zone = "UTC"
         else:
-            _, rows = self.execute(
-                "select reflect('java.time.ZoneId', 'systemDefault')", fetch=True
-            )
-            zone = str(rows[0][0])
+            zone = self.lake.jvm_time_zone()
         moment = datetime.strptime(completed[:17], "%Y%m%d%H%M%S%f").replace(tzinfo=ZoneInfo(zone))
         return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
 
-    # --- incremental commit reads ---------------------------------------------
-
-    def _completed_commits(self, table: str, limit: int) -> list[Any]:
-        _, rows = self.execute(
-            f"call show_commits(table => '{table}', limit => {limit})", fetch=True
-        )
-        return list(rows)
-
-    def _timeline(self, table: str, with_cleans: bool) -> commit_reads.Timeline:
-        commits = tuple(
-            (str(c["commit_time"]), str(c["state_transition_time"]))
-            for c in self._completed_commits(table, self.TIMELINE_SCAN)
-        )
-        retained_from = None
-        if with_cleans:
-            _, cleans = self.execute(
-                f"call show_cleans(table => '{table}', limit => 10)", fetch=True
-            )
-            # A clean that names no earliest instant to retain (file-version
-            # policy) may have removed any slice written before it ran.
-            floors = [
-                str(c["earliest_commit_to_retain"] or c["clean_time"])
-                for c in cleans
-                if c["total_files_deleted"]
-            ]
-            retained_from = max(floors, default=None)
-        return commit_reads.Timeline(commits, retained_from)
-
-    def _has_rows(self, relation: BaseRelation) -> bool:
-        _, rows = self.execute(f"select 1 from {relation} limit 1", fetch=True)
-        return len(rows) > 0
-
-    def _consumed_position(self, table: str, upstream: str) -> str | None:
-        """The upstream instant recorded by this table's latest write that
-        recorded one, or by a later run that read a range and wrote nothing."""
-        committed = self._recorded(table, commit_reads.position_key(upstream))
-        _, rows = self.execute(f"show tblproperties {table}", fetch=True)
-        key = commit_reads.skipped_position_key(upstream)
-        skipped = next((str(row[1]) for row in rows if row[0] == key), None)
-        return commit_reads.latest_position(committed, skipped)
-
-    @available
-    def skipped_write_positions(self, model: dict[str, Any]) -> dict[str, str]:
-        """Table properties that record how far a run read when it wrote no
-        commit (see commit_reads.SKIPPED_PREFIX)."""
-        return {
-            commit_reads.skipped_position_key(r.upstream): r.end
-            for r in self.change_reads(model)
-            if r.end is not None
-        }
-
-    def _recorded(self, table: str, key: str) -> str | None:
-        """The value of `key` in the extra metadata of this table's latest commit that has it."""
-        for commit in self._completed_commits(table, self.POSITION_SCAN):
-            _, rows = self.execute(
-                f"call show_commit_extra_metadata(table => '{table}', "
-                f"instant_time => '{commit['commit_time']}', metadata_key => '{key}')",
-                fetch=True,
-            )
-            for row in rows:
-                return str(row["metadata_value"])
-        return None
+    # --- change reads (change_reads/) -----------------------------------------
 
     @available
     def plan_change_read(
@@ -341,62 +270,36 @@ class LakehouseAdapter(SparkAdapter):
         stage: bool = False,
         signed: bool = False,
     ) -> ChangeRead:
-        """Plan what the model reads of `upstream` in this run (see commit_reads).
-        `stage`: a run will materialize the model, so an incremental range is
-        copied once into a scratch table that the model's query then reads."""
-        name = model["name"]
-        if signed and model.get("config", {}).get("delete_condition"):
-            raise CompilationError(
-                f"Model '{name}': lake_signed_changes adds deltas to the stored rows, which a "
-                "delete_condition's second commit could make a rerun add twice. Remove "
-                "delete_condition (groups whose changes cancel out keep a row of zeros), or "
-                "recompute the touched groups with lake_changed_keys instead."
-            )
-        upstream_name = f"{upstream.schema}.{upstream.identifier}"
-        consumed = (
-            self._consumed_position(f"{this.schema}.{this.identifier}", upstream_name)
-            if incremental
-            else None
+        """Plan what the model reads of `upstream` in this run (ChangeReadPlanner.plan)."""
+        return self.change_read_planner.plan(
+            model, this, upstream, mode, incremental, on_gap, stage, signed
         )
-        columns: list[tuple[str, str]] = []
-        if mode == "cdc":
-            # A full cdc read renders the snapshot as images of these columns.
-            columns = [
-                (c.name, c.data_type)
-                for c in self.get_columns_in_relation(upstream)
-                if not c.name.startswith("_hoodie_")
-            ]
-        timeline = self._timeline(upstream_name, with_cleans=mode == "cdc")
-        # Deltas of a full read, added to stored rows that already count them,
-        # would count them twice: a signed read never falls back to a full one.
-        on_gap = "fail" if signed else on_gap
-        read = commit_reads.plan_read(
-            upstream_name, mode, consumed, timeline, on_gap, name, columns
-        )
-        if incremental and consumed is None:
-            note = f"Model '{name}' has no recorded position for {upstream_name}"
-            # (An empty table, e.g. first built while the upstream had no
-            # commit, has nothing a full read could count twice.)
-            if signed and self._has_rows(this):
-                raise CompilationError(
-                    f"{note}, and lake_signed_changes cannot read it in full on an incremental run "
-                    f"(the deltas would be added to rows that already count them). "
-                    f"Rebuild with `dbt run --full-refresh --select {name}`."
-                )
-            read = dataclasses.replace(read, note=f"{note}: reading it in full.")
-        reads = self._change_reads.setdefault(model["unique_id"], {})
-        slot = (upstream_name, mode)
-        number = list(reads).index(slot) + 1 if slot in reads else len(reads) + 1
-        staged_as = (
-            f"{this.schema}.{self.scratch_identifier(this.identifier, f'read_{number}')}"
-            if stage and read.is_incremental
-            else None
-        )
-        read = dataclasses.replace(read, staged_as=staged_as)
-        reads[slot] = read
-        return read
 
-    # --- table models rebuilt only when an upstream changed -------------------
+    @available
+    def change_reads(self, model: dict[str, Any]) -> list[ChangeRead]:
+        return self.change_read_planner.reads(model)
+
+    @available
+    def position_settings(self, model: dict[str, Any]) -> dict[str, str]:
+        """Session settings that put the consumed positions (and, for a table
+        model that skips unchanged builds, what it is built from) into the next commit."""
+        return self.change_read_planner.position_settings(
+            model, self._builds.commit_metadata(model)
+        )
+
+    @available
+    def skipped_write_positions(self, model: dict[str, Any]) -> dict[str, str]:
+        return self.change_read_planner.skipped_write_positions(model)
+
+    @available
+    def changed_keys_sql(self, read: ChangeRead, keys: list[str]) -> str:
+        return change_read_sql.changed_keys_sql(read, keys)
+
+    @available
+    def signed_changes_sql(self, read: ChangeRead, columns: list[str]) -> str:
+        return change_read_sql.signed_changes_sql(read, columns, "lake_signed_changes")
+
+    # --- models rebuilt only when an upstream changed (unchanged_builds) -----
 
     @available
     def unchanged_since_last_build(
@@ -409,8 +312,10 @@ class LakehouseAdapter(SparkAdapter):
         now (see unchanged_builds); else the next write records what it reads."""
         if not upstreams:  # selects from nothing: nothing to compare
             return False
-        built_from = self._note_built_from(model, model.get("compiled_code") or "", upstreams)
-        return built_from is not None and self._last_built_from(existing) == built_from
+        built_from = self._builds.note(
+            model, model.get("compiled_code") or "", [_table_name(u) for u in upstreams]
+        )
+        return built_from is not None and self._builds.last_recorded(_table(existing)) == built_from
 
     @available
     def nothing_new_to_read(
@@ -433,69 +338,26 @@ class LakehouseAdapter(SparkAdapter):
         if not reads:
             return False
         by_range = {read.upstream.lower() for read in reads}
-        others = [
-            u
-            for u in upstreams
-            if u is None or f"{u.schema}.{u.identifier}".lower() not in by_range
-        ]
+        others = [_table_name(u) for u in upstreams]
         # Noted even when a range has rows: the write records it.
-        built_from = self._note_built_from(model, model.get("raw_code") or "", others)
+        built_from = self._builds.note(
+            model,
+            model.get("raw_code") or "",
+            [name for name in others if name is None or name.lower() not in by_range],
+        )
         return (
             built_from is not None
             and all(read.is_empty for read in reads)
-            and self._last_built_from(existing) == built_from
+            and self._builds.last_recorded(_table(existing)) == built_from
         )
 
     @available
     def note_nothing_to_read(self, model: dict[str, Any]) -> str:
-        """Called while the model's SQL compiles (lakehouse_nothing_to_read):
+        """Called while the model's SQL compiles (lake_nothing_to_read):
         it found nothing new in what it reads (a landing folder with no new
         file), so with skip_unchanged it is not run."""
         self._nothing_to_read.add(model["unique_id"])
         return ""
-
-    def _note_built_from(
-        self, model: dict[str, Any], code: str, upstreams: list[BaseRelation | None]
-    ) -> str | None:
-        """What this build reads (unchanged_builds.built_from), kept for the
-        model's next commit to record; None if it cannot be compared."""
-        instants: dict[str, str | None] = {}
-        for upstream in upstreams:
-            if upstream is None:  # ephemeral, or not built yet: nothing to compare
-                return None
-            name = f"{upstream.schema}.{upstream.identifier}"
-            instants[name] = self._latest_instant(name)
-        built_from = unchanged_builds.built_from(code, model.get("config", {}), instants)
-        if built_from is not None:
-            self._built_from[model["unique_id"]] = built_from
-        return built_from
-
-    def _last_built_from(self, existing: BaseRelation | None) -> str | None:
-        if existing is None or existing.is_view:
-            return None
-        return self._recorded(
-            f"{existing.schema}.{existing.identifier}", unchanged_builds.BUILT_FROM_KEY
-        )
-
-    def _latest_instant(self, table: str) -> str | None:
-        latest = self._latest_commit(table)
-        return latest.instant if latest else None
-
-    def _latest_commit(self, table: str) -> test_scope.Since | None:
-        try:
-            commits = self._completed_commits(table, 10)
-        except Exception as exc:  # Spark's own exception on the embedded session
-            if "is not a Hudi table" in str(exc):
-                return None
-            raise
-        if not commits:
-            return None
-        # Listed newest instant first; an older instant (a compaction) may
-        # have completed after a newer one.
-        return test_scope.Since(
-            instant=str(commits[0]["commit_time"]),
-            completed=max(str(c["state_transition_time"]) for c in commits),
-        )
 
     # --- data tests scoped to what this invocation wrote (test_scope) ---------
 
@@ -504,50 +366,11 @@ class LakehouseAdapter(SparkAdapter):
         self, relation: BaseRelation, existing: BaseRelation | None, scope_mode: str
     ) -> str:
         """Before a model writes, when data tests are scoped to what changed:
-        remember the table's latest commit (its instant, and when it
-        completed); this write's rows come from the commits after it."""
-        if test_scope.check_mode(scope_mode, relation.identifier) != "changed":
-            return ""
-        key = self._table_key(relation)
-        if key not in self._written_since:
-            self._written_since[key] = (
-                None if existing is None or existing.is_view else self._latest_commit(key)
-            )
+        remember the table's latest commit (written_tables)."""
+        if test_scope.check_mode(scope_mode, relation.identifier or "") == "changed":
+            created = existing is None or existing.is_view
+            self._written.note_start(_table_key(relation), created)
         return ""
-
-    def _written_after(self, key: str) -> test_scope.Since | None:
-        """The table's commit before this invocation wrote it (None: not
-        written, or created by it), with the partitions its later commits
-        wrote, read once from their commit metadata when a test first asks (the
-        tests of a model run after its write)."""
-        since = self._written_since.get(key)
-        if since is None or key in self._partitions_read:
-            return since
-        commits = [str(c["commit_time"]) for c in self._completed_commits(key, 20)]
-        later = [instant for instant in commits if instant > since.instant]
-        # Not all of them listed (20 writes since): leave every partition in.
-        if later and len(later) < len(commits):
-            paths = []
-            for instant in later:
-                _, rows = self.execute(
-                    f"call show_commit_partitions(table => '{key}', instant_time => '{instant}')",
-                    fetch=True,
-                )
-                paths.extend(str(row["partition_path"]) for row in rows)
-            written = test_scope.partitions_predicate(paths)
-            if written:
-                since = dataclasses.replace(
-                    since, partition_columns=written[0], partitions=written[1]
-                )
-        elif commits and not later:  # the model wrote nothing: no row to read
-            since = dataclasses.replace(since, partitions="false")
-        self._written_since[key] = since
-        self._partitions_read.add(key)
-        return since
-
-    @staticmethod
-    def _table_key(relation: BaseRelation) -> str:
-        return f"{relation.schema}.{relation.identifier}".lower()
 
     @available
     def test_scope_relation(
@@ -571,7 +394,7 @@ class LakehouseAdapter(SparkAdapter):
         kind = test_scope.test_kind(test_node.get("test_metadata"), config.get("meta"))
         if kind is None:
             return None
-        since = self._written_after(self._table_key(relation))
+        since = self._written.written_after(_table_key(relation))
         if since:
             return test_scope.scoped_relation(str(relation), kind, since, where)
         follows = test_scope.rows_from(tested, nodes or {}) if tested else None
@@ -581,7 +404,7 @@ class LakehouseAdapter(SparkAdapter):
         upstream_relation = self.Relation.create(
             schema=upstream.get("schema"), identifier=upstream.get("alias")
         )
-        since = self._written_after(self._table_key(upstream_relation))
+        since = self._written.written_after(_table_key(upstream_relation))
         if not since:
             return None
         return test_scope.rows_from_relation(
@@ -605,46 +428,29 @@ class LakehouseAdapter(SparkAdapter):
         for relation in relations:
             if not isinstance(relation, BaseRelation):
                 return None
-            since = self._written_after(self._table_key(relation))
+            since = self._written.written_after(_table_key(relation))
             if not since:
                 return None
             written.append((str(relation), since))
         return test_scope.changed_values_sql(written, columns)
 
-    @available
-    def change_reads(self, model: dict[str, Any]) -> list[ChangeRead]:
-        return list(self._change_reads.get(model["unique_id"], {}).values())
 
-    @available
-    def position_settings(self, model: dict[str, Any]) -> dict[str, str]:
-        """Session settings that put the consumed positions (and, for a table
-        model that skips unchanged builds, what it is built from) into the next commit."""
-        settings = {
-            commit_reads.position_key(r.upstream): r.end
-            for r in self.change_reads(model)
-            if r.end is not None
-        }
-        if model["unique_id"] in self._built_from:
-            settings[unchanged_builds.BUILT_FROM_KEY] = self._built_from[model["unique_id"]]
-        if not settings:
-            return {}
-        return {
-            "hoodie.datasource.write.commitmeta.key.prefix": commit_reads.COMMIT_META_PREFIX,
-            **settings,
-        }
+def _parts(relation: BaseRelation) -> tuple[str, str]:
+    """(schema, identifier): a relation the adapter looks at has both."""
+    if relation.schema is None or relation.identifier is None:
+        raise DbtRuntimeError(f"{relation} has no schema or no name.")
+    return relation.schema, relation.identifier
 
-    # A cdc read already carries the upstream's columns (planning described
-    # them), so these need no second look at the upstream.
-    @staticmethod
-    def _column_types(read: ChangeRead) -> dict[str, str]:
-        return {name.lower(): data_type for name, data_type in read.columns}
 
-    @available
-    def changed_keys_sql(self, read: ChangeRead, keys: list[str]) -> str:
-        return commit_reads.changed_keys_sql(read, keys, self._column_types(read))
+def _table_key(relation: BaseRelation) -> str:
+    return f"{relation.schema}.{relation.identifier}".lower()
 
-    @available
-    def signed_changes_sql(self, read: ChangeRead, columns: list[str]) -> str:
-        return commit_reads.signed_changes_sql(
-            read, columns, self._column_types(read), "lake_signed_changes"
-        )
+
+def _table_name(relation: BaseRelation | None) -> str | None:
+    """schema.table; None for an upstream that is ephemeral or not built yet."""
+    return f"{relation.schema}.{relation.identifier}" if relation is not None else None
+
+
+def _table(existing: BaseRelation | None) -> str | None:
+    """The Hudi table a model wrote before, if any (a view has no commits)."""
+    return None if existing is None or existing.is_view else _table_name(existing)

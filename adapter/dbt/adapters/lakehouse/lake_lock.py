@@ -18,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
@@ -31,7 +32,7 @@ POLL_SECONDS = 0.5
 _held: IO[str] | None = None
 
 
-def acquire(lake: Path, timeout: float, notify=print) -> None:
+def acquire(lake: Path, timeout: float, notify: Callable[[str], object] = print) -> None:
     """Take the lake for this process, waiting up to `timeout` seconds."""
     global _held
     if _held is not None:

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dbt.adapters.lakehouse.commit_reads import COMMIT_META_PREFIX
+from dbt.adapters.lakehouse.change_reads.ranges import COMMIT_META_PREFIX
+from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
 
 BUILT_FROM_KEY = COMMIT_META_PREFIX + "built_from"
 
@@ -42,3 +43,39 @@ def built_from(
     definition = json.dumps({"sql": sql, "config": config}, sort_keys=True, default=str)
     upstreams = ",".join(f"{name}@{instant}" for name, instant in sorted(upstream_instants.items()))
     return f"{hashlib.sha256(definition.encode()).hexdigest()[:16]};{upstreams}"
+
+
+class BuildRecords:
+    """What each model of this invocation is built from, noted as it compiles
+    or starts, for its next commit to record; and what its table recorded."""
+
+    def __init__(self, metadata: LakeMetadata) -> None:
+        self._metadata = metadata
+        self._noted: dict[str, str] = {}  # by model unique_id
+
+    def note(
+        self, model: Mapping[str, Any], code: str, upstreams: Sequence[str | None]
+    ) -> str | None:
+        """What this build reads (built_from), kept for the model's next commit
+        to record; None if it cannot be compared. An upstream is None when it
+        is ephemeral or not built yet: nothing to compare then."""
+        tables = [upstream for upstream in upstreams if upstream is not None]
+        if len(tables) < len(upstreams):
+            return None
+        instants: dict[str, str | None] = {}
+        for table in tables:
+            latest = self._metadata.latest_commit(table)
+            instants[table] = latest.instant if latest else None
+        noted = built_from(code, model.get("config", {}), instants)
+        if noted is not None:
+            self._noted[model["unique_id"]] = noted
+        return noted
+
+    def commit_metadata(self, model: Mapping[str, Any]) -> dict[str, str]:
+        """The extra commit metadata of the model's next write."""
+        noted = self._noted.get(model["unique_id"])
+        return {BUILT_FROM_KEY: noted} if noted is not None else {}
+
+    def last_recorded(self, table: str | None) -> str | None:
+        """What the table's latest commit that recorded it was built from."""
+        return self._metadata.recorded(table, BUILT_FROM_KEY) if table else None

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dbt.adapters.lakehouse import strategies
 from dbt.adapters.lakehouse.relation_configs.base import LakeSetting
 from dbt.adapters.lakehouse.relation_configs.cleaning import CleaningConfig
 from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
@@ -22,18 +23,6 @@ from dbt.adapters.lakehouse.relation_configs.parsing import stringify
 from dbt.adapters.lakehouse.relation_configs.spark_options import fold_options
 from dbt.adapters.lakehouse.relation_configs.table_layout import TableLayout
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
-
-STRATEGIES_NEEDING_KEY = ("merge", "upsert")
-# Hudi write operation behind each incremental strategy. `append` is a plain
-# insert: no index lookup and no dedup, the cheap path for logs.
-WRITE_OPERATIONS = {
-    "append": "insert",
-    "upsert": "upsert",
-    "merge": "upsert",
-    "insert_overwrite": "insert_overwrite",
-    # After deleting the batch's event_time window (keyless tables: an insert).
-    "microbatch": "upsert",
-}
 
 
 @dataclass(frozen=True)
@@ -48,10 +37,11 @@ class WriteOperation(LakeSetting):
 
     @classmethod
     def examples(cls) -> Iterable[WriteOperation]:
-        return [cls(strategy) for strategy in WRITE_OPERATIONS]
+        return [cls(strategy) for strategy in strategies.STRATEGIES]
 
     def hoodie_settings(self) -> dict[str, str]:
-        return {"hoodie.spark.sql.insert.into.operation": WRITE_OPERATIONS[self.strategy]}
+        operation = strategies.STRATEGIES[self.strategy].operation
+        return {"hoodie.spark.sql.insert.into.operation": operation}
 
     @classmethod
     def block_from_hoodie(
@@ -63,7 +53,7 @@ class WriteOperation(LakeSetting):
             written[key],
             settings[key],
             f"The write operation follows the model's incremental_strategy "
-            f"({', '.join(WRITE_OPERATIONS)}): set that instead.",
+            f"({', '.join(strategies.STRATEGIES)}): set that instead.",
         )
 
 
@@ -158,33 +148,42 @@ class HudiTableConfig:
 
     # --- checks that need more than the config itself -------------------------
 
-    def check_strategy(self, strategy: str) -> None:
-        if strategy in STRATEGIES_NEEDING_KEY and not self.record_key:
+    @property
+    def default_strategy(self) -> str:
+        return strategies.default(bool(self.record_key)).name
+
+    def strategy(self, name: str) -> strategies.Strategy:
+        """What the strategy does and allows (strategies.STRATEGIES)."""
+        return strategies.STRATEGIES[name]
+
+    def check_strategy(self, name: str) -> None:
+        """Refuse a strategy this model's keys and settings do not allow."""
+        strategy = self.strategy(name)
+        if strategy.needs_key and not self.record_key:
             raise LakeConfigError(
                 self.model,
                 "unique_key",
                 None,
-                f"incremental_strategy '{strategy}' needs a unique_key (the Hudi record key).",
+                f"incremental_strategy '{name}' needs a unique_key (the Hudi record key).",
             )
-        if self.delete_condition and strategy not in STRATEGIES_NEEDING_KEY:
+        if self.delete_condition and not strategy.deletes:
+            allowed = [s.name for s in strategies.STRATEGIES.values() if s.deletes]
             raise LakeConfigError(
                 self.model,
                 "delete_condition",
                 self.delete_condition,
-                f"Deletes need incremental_strategy 'upsert' or 'merge', not '{strategy}'.",
+                f"Deletes need incremental_strategy {' or '.join(map(repr, allowed))}, "
+                f"not '{name}'.",
             )
-        if strategy == "microbatch" and self.table_type == "mor" and self.precombine_key:
-            # A batch deletes its window, then writes its rows: seen in Hudi 1.2,
-            # on MOR a deleted record comes back when a later write of its key
-            # has a smaller precombine value (compaction keeps it).
+        if self.table_type == "mor" and self.precombine_key and not strategy.mor_with_precombine:
             raise LakeConfigError(
                 self.model,
                 "precombine_key",
                 self.precombine_key,
-                "incremental_strategy 'microbatch' on a merge-on-read table cannot use a precombine_key: "
-                "Hudi 1.2 brings a deleted record back when a later write of its key has a smaller "
-                "precombine value, so a batch could not replace its window exactly. "
-                "Use table_type 'cow', or remove precombine_key.",
+                f"incremental_strategy '{name}' on a merge-on-read table cannot use a "
+                "precombine_key: Hudi 1.2 brings a deleted record back when a later write of its "
+                "key has a smaller precombine value, so a batch could not replace its window "
+                "exactly. Use table_type 'cow', or remove precombine_key.",
             )
 
     def check_columns(self, columns: Iterable[str]) -> None:
@@ -249,7 +248,7 @@ class HudiTableConfig:
         a setting changed in the model applies from the very next write."""
         settings = self.table_properties()
         settings.update(WriteOperation(strategy).hoodie_settings())
-        if strategy == "insert_overwrite" and self.partition_by:
+        if self.strategy(strategy).overwrites and self.partition_by:
             # Replace only the partitions the batch writes, not the whole table.
             settings["spark.sql.sources.partitionOverwriteMode"] = "dynamic"
         return settings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 
@@ -61,9 +61,15 @@ def settings_block(
     return value
 
 
+# The default's type is the result's when the value is missing: a str default
+# gives a str, None gives str | None.
+_StrDefault = TypeVar("_StrDefault", str, None)
+_IntDefault = TypeVar("_IntDefault", int, None)
+
+
 def choice(
-    model: str, key: str, value: Any, allowed: Sequence[str], default: str | None
-) -> str | None:
+    model: str, key: str, value: Any, allowed: Sequence[str], default: _StrDefault
+) -> str | _StrDefault:
     if value is None:
         return default
     if not isinstance(value, str) or value.lower() not in allowed:
@@ -71,12 +77,13 @@ def choice(
     return value.lower()
 
 
-def positive_int(model: str, key: str, value: Any, default: int | None) -> int | None:
+def positive_int(model: str, key: str, value: Any, default: _IntDefault) -> int | _IntDefault:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise LakeConfigError(model, key, value, "Expected a whole number of at least 1.")
-    return value
+    number: int = value
+    return number
 
 
 def stringify(value: Any) -> str:

@@ -14,10 +14,10 @@
   {#- A `table` model is rebuilt whole: an incremental_strategy set for its
       folder or the whole project does not apply to it. -#}
   {%- if model.config.materialized == 'incremental' -%}
-    {%- set strategy = config.get('incremental_strategy') or ('upsert' if lake.record_key else 'append') -%}
+    {%- set strategy = config.get('incremental_strategy') or lake.default_strategy -%}
     {%- do lake.check_strategy(strategy) -%}
   {%- else -%}
-    {%- set strategy = 'upsert' if lake.record_key else 'append' -%}
+    {%- set strategy = lake.default_strategy -%}
   {%- endif -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_relation(this) -%}
@@ -46,7 +46,7 @@
       {{ lakehouse_create_hudi_table(target_relation, columns, lake) }}
     {%- endcall -%}
     {#- The first load of a keyed table upserts (dedup by key); a keyless one appends. -#}
-    {%- set strategy = 'upsert' if lake.record_key else 'append' -%}
+    {%- set strategy = lake.default_strategy -%}
   {%- else -%}
     {%- set table_props, partition_columns, location = adapter.hudi_table_settings(existing_relation) -%}
     {%- do lake.check_against_table(table_props, partition_columns) -%}
@@ -59,9 +59,9 @@
     {%- do process_schema_changes(on_schema_change, temp_relation, existing_relation) -%}
   {%- endif -%}
 
-  {#- (An empty microbatch batch still has a window to empty: its strategy
-      writes no commit when there is nothing to do.) -#}
-  {%- if not create and strategy != 'microbatch' and lakehouse_is_empty(temp_relation) -%}
+  {#- (A strategy that runs when empty, microbatch, has a window to empty:
+      it writes no commit when there is nothing to do.) -#}
+  {%- if not create and not lake.strategy(strategy).runs_when_empty and lakehouse_is_empty(temp_relation) -%}
     {#- Nothing arrived: write nothing, so the timeline gets no empty commit. -#}
     {{ log("Model " ~ model.name ~ ": no new rows, no commit written.", info=true) }}
     {#- ...but the ranges it read are done with: record how far it read. -#}
@@ -80,23 +80,20 @@
     } -%}
     {%- set strategy_sql_macro = adapter.get_incremental_strategy_macro(context, strategy) -%}
     {#- The upstream positions this run consumed go into the extra metadata of
-        its last commit: the deletes' when the batch has deletes, else the main one. -#}
-    {%- set positions = adapter.position_settings(model) -%}
+        its last commit: the deletes' when the batch has deletes, else the main one.
+        Hudi reads its write configs from the session (they beat table
+        properties), so each write sets what it needs and clears them after;
+        sessions are per connection, so this never reaches another thread's write. -#}
     {%- set has_deletes = lake.delete_condition and lakehouse_has_deletes(temp_relation, lake) -%}
-    {%- set settings = lake.write_settings(strategy) -%}
-    {%- if not has_deletes -%}
-      {%- do settings.update(positions) -%}
-    {%- endif -%}
-    {%- do lakehouse_apply_write_settings(settings) -%}
+    {%- do adapter.apply_write_settings(lake, strategy, none if has_deletes else model) -%}
     {%- call statement('main') -%}
       {{ strategy_sql_macro(arg_dict) }}
     {%- endcall -%}
     {%- if has_deletes -%}
-      {%- do settings.update(positions) -%}
-      {%- do lakehouse_apply_write_settings(settings) -%}
-      {%- do lakehouse_apply_deletes(arg_dict, always=(positions | length > 0)) -%}
+      {%- do adapter.apply_write_settings(lake, strategy, model) -%}
+      {%- do lakehouse_apply_deletes(arg_dict, always=(adapter.position_settings(model) | length > 0)) -%}
     {%- endif -%}
-    {%- do lakehouse_clear_write_settings() -%}
+    {%- do adapter.clear_write_settings() -%}
   {%- endif -%}
   {%- do lakehouse_drop_scratch_table(temp_relation) -%}
   {%- do lakehouse_drop_change_reads() -%}

@@ -8,7 +8,7 @@
   {%- do lakehouse_note_write_start(load_relation(this)) -%}
   {#- With skip_unchanged: nothing new in any range it reads by commit, and no
       new commit on its other upstreams, or the model's SQL said it has
-      nothing new to read (lakehouse_nothing_to_read): no Spark work, no commit. -#}
+      nothing new to read (lake_nothing_to_read): no Spark work, no commit. -#}
   {%- if config.get('skip_unchanged') and not should_full_refresh()
         and adapter.nothing_new_to_read(model, load_relation(this), lakehouse_upstream_relations()) -%}
     {%- set target_relation = lakehouse_skip_write("nothing new to read; not run") -%}
@@ -25,7 +25,7 @@
     (a landing folder) and finds, as it compiles, that nothing in it is new:
     with skip_unchanged, the model is then not run (no Spark work, no commit).
     Call it only when nothing else the model reads can have changed. -#}
-{% macro lakehouse_nothing_to_read() -%}
+{% macro lake_nothing_to_read() -%}
   {%- if execute -%}
     {%- do adapter.note_nothing_to_read(model) -%}
   {%- endif -%}

@@ -49,7 +49,7 @@
   {%- if hudi -%}
     {%- set lake = adapter.hudi_config(model) -%}
     {#- A seed with a unique_key dedups by it; one without is a plain insert. -#}
-    {%- do lakehouse_apply_write_settings(lake.write_settings('upsert' if lake.record_key else 'append')) -%}
+    {%- do adapter.apply_write_settings(lake, lake.default_strategy) -%}
   {%- endif -%}
   {%- set statements = [] -%}
   {%- for chunk in agate_table.rows | batch(get_batch_size()) -%}
@@ -75,7 +75,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if hudi -%}
-    {%- do lakehouse_clear_write_settings() -%}
+    {%- do adapter.clear_write_settings() -%}
   {%- endif -%}
   {{ return(statements[0]) }}
 {%- endmacro %}

@@ -62,11 +62,11 @@
   {%- else -%}
     {#- Upsert by scd id: a closed version replaces its stored record, a new
         version is a new record. -#}
-    {%- do lakehouse_apply_write_settings(lake.write_settings('upsert')) -%}
+    {%- do adapter.apply_write_settings(lake, 'upsert') -%}
     {%- call statement('main') -%}
       {{ write_sql }}
     {%- endcall -%}
-    {%- do lakehouse_clear_write_settings() -%}
+    {%- do adapter.clear_write_settings() -%}
   {%- endif -%}
   {%- do lakehouse_drop_scratch_table(batch) -%}
 

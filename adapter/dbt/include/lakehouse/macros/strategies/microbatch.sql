@@ -22,7 +22,7 @@
   {%- if lakehouse_is_empty(arg_dict['temp_relation']) -%}
     select 0 as rows_written
   {%- else -%}
-    {{ lakehouse_insert_select(arg_dict) }}
+    {{ lakehouse_insert_select(arg_dict, 'microbatch') }}
   {%- endif -%}
 {%- endmacro %}
 

@@ -1,5 +1,7 @@
 {#- Incremental strategies, found by dispatch: dbt's incremental machinery looks
-    up get_incremental_<strategy>_sql, so a new strategy is a new macro here. Every
+    up get_incremental_<strategy>_sql, so a new strategy is a new macro here and
+    a row of the adapter's strategies.py (what it allows, which the macros read
+    as `lake.strategy(name)`, and the docs). Every
     statement names its columns, never `*`, so Hudi's _hoodie_* metadata columns
     of the target cannot get in the way on any run. With a delete_condition the
     strategy writes the other rows; lakehouse_apply_deletes then removes records. -#}
@@ -8,7 +10,7 @@
     the staged batch without its deletes (lakehouse_apply_deletes removes those
     records after the write), NULL for a target column the batch lacks
     (on_schema_change may leave one). For strategies that match records by key
-    (`matching`: upsert, merge) also:
+    (`matches_stored` in strategies.py: upsert, merge) also:
     - incremental_predicates: a batch row whose key is stored in a record the
       predicates exclude is left out. dbt would insert it beside that record; a
       Hudi record key is unique, so writing it would replace the very record
@@ -18,8 +20,9 @@
       and the write replaces whole records. Hudi does that right on COW and MOR
       alike, while a MERGE that sets only some columns corrupts MOR records in
       Hudi 1.2 (values land in the wrong columns). -#}
-{% macro lakehouse_rows_to_write(arg_dict, matching=false) -%}
+{% macro lakehouse_rows_to_write(arg_dict, strategy) -%}
   {%- set lake = adapter.hudi_config(model) -%}
+  {%- set matching = lake.strategy(strategy).matches_stored -%}
   {%- set present = arg_dict['source_columns'] | map(attribute='name') | map('lower') | list -%}
   {%- set kept = lakehouse_kept_columns(arg_dict) if matching else [] -%}
   {%- set predicates = (arg_dict.get('incremental_predicates') or []) | list if matching else [] -%}
@@ -88,10 +91,10 @@
   coalesce(({{ lake.delete_condition }}), false)
 {%- endmacro %}
 
-{% macro lakehouse_insert_select(arg_dict, keyword='into', matching=false) -%}
-  insert {{ keyword }} table {{ arg_dict['target_relation'] }}
+{% macro lakehouse_insert_select(arg_dict, strategy) -%}
+  insert {{ 'overwrite' if adapter.hudi_config(model).strategy(strategy).overwrites else 'into' }} table {{ arg_dict['target_relation'] }}
   select {{ arg_dict['dest_columns'] | map(attribute='quoted') | join(', ') }}
-  from {{ lakehouse_rows_to_write(arg_dict, matching) }}
+  from {{ lakehouse_rows_to_write(arg_dict, strategy) }}
 {%- endmacro %}
 
 {#- Hudi upsert: the record key finds the row, the precombine key decides which
@@ -101,17 +104,17 @@
 {%- endmacro %}
 
 {% macro lakehouse__get_incremental_upsert_sql(arg_dict) -%}
-  {{ lakehouse_insert_select(arg_dict, matching=true) }}
+  {{ lakehouse_insert_select(arg_dict, 'upsert') }}
 {%- endmacro %}
 
 {% macro lakehouse__get_incremental_append_sql(arg_dict) -%}
-  {{ lakehouse_insert_select(arg_dict) }}
+  {{ lakehouse_insert_select(arg_dict, 'append') }}
 {%- endmacro %}
 
 {#- Replaces the partitions the batch touches (dynamic overwrite, set with the
     write settings), or the whole table when it is not partitioned. -#}
 {% macro lakehouse__get_incremental_insert_overwrite_sql(arg_dict) -%}
-  {{ lakehouse_insert_select(arg_dict, keyword='overwrite') }}
+  {{ lakehouse_insert_select(arg_dict, 'insert_overwrite') }}
 {%- endmacro %}
 
 {#- MERGE INTO on the record key, every column named; Hudi applies the
@@ -120,7 +123,7 @@
   {%- set lake = adapter.hudi_config(model) -%}
   {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list %}
   merge into {{ arg_dict['target_relation'] }} as {{ lakehouse_dest() }}
-  using {{ lakehouse_rows_to_write(arg_dict, matching=true) }} as {{ lakehouse_src() }}
+  using {{ lakehouse_rows_to_write(arg_dict, 'merge') }} as {{ lakehouse_src() }}
   on {{ lakehouse_key_match(lake.record_key) }}
   when matched then update set
     {%- for col in cols %}

@@ -1,14 +1,12 @@
-"""Planning an incremental commit read (no Spark)."""
+"""Planning a change read, and its SQL (no Spark)."""
 
 import pytest
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.lakehouse.commit_reads import (
-    ChangeRead,
-    Timeline,
+from dbt.adapters.lakehouse.change_reads import ChangeRead, Timeline, plan_read
+from dbt.adapters.lakehouse.change_reads.sql import (
     changed_keys_sql,
     image_value,
-    plan_read,
     signed_changes_sql,
 )
 
@@ -77,17 +75,21 @@ def test_cdc_images_decode_dates_and_timestamps():
 
 def test_changed_keys_use_both_images_incrementally_and_the_snapshot_in_full():
     types = {"event_date": "date", "account_id": "bigint"}
+    columns = tuple(types.items())
     incremental = changed_keys_sql(
-        ChangeRead("dwd.events", "cdc", ACTIVE[0], ACTIVE[-1]), ["event_date", "account_id"], types
+        ChangeRead("dwd.events", "cdc", ACTIVE[0], ACTIVE[-1], columns=columns),
+        ["event_date", "account_id"],
     )
     assert "c.before is not null and c.before != 'null'" in incremental
     assert "c.after is not null and c.after != 'null'" in incremental
     full = changed_keys_sql(
-        ChangeRead("dwd.events", "cdc", None, ACTIVE[-1]), ["account_id"], types
+        ChangeRead("dwd.events", "cdc", None, ACTIVE[-1], columns=columns), ["account_id"]
     )
     assert "from dwd.events)" in full and "hudi_table_changes" not in full
     with pytest.raises(CompilationError):
-        changed_keys_sql(ChangeRead("dwd.events", "cdc", None, ACTIVE[-1]), ["industry"], types)
+        changed_keys_sql(
+            ChangeRead("dwd.events", "cdc", None, ACTIVE[-1], columns=columns), ["industry"]
+        )
 
 
 def test_cdc_read_of_cleaned_writes_falls_back_to_a_full_read():
@@ -126,10 +128,16 @@ def test_full_cdc_read_is_the_snapshot_as_inserts_with_encoded_images():
 
 def test_signed_changes_add_after_images_and_subtract_before_images():
     types = {"event_date": "date", "cost_micros": "bigint"}
+    columns = tuple(types.items())
     read = ChangeRead(
-        "dwd.events", "cdc", ACTIVE[0], ACTIVE[-1], staged_as="dws.spend__lakehouse_read_1"
+        "dwd.events",
+        "cdc",
+        ACTIVE[0],
+        ACTIVE[-1],
+        columns=columns,
+        staged_as="dws.spend__lakehouse_read_1",
     )
-    sql = signed_changes_sql(read, ["event_date", "cost_micros"], types, "lake_signed_changes")
+    sql = signed_changes_sql(read, ["event_date", "cost_micros"], "lake_signed_changes")
     assert "select 1 as _sign" in sql and "c.after is not null" in sql
     assert "select -1 as _sign" in sql and "c.before is not null" in sql
     # The staged range is read, not the upstream again.
@@ -138,6 +146,6 @@ def test_signed_changes_add_after_images_and_subtract_before_images():
         and "hudi_table_changes" not in sql
     )
     full = signed_changes_sql(
-        ChangeRead("dwd.events", "cdc", None, ACTIVE[-1]), ["cost_micros"], types, "m"
+        ChangeRead("dwd.events", "cdc", None, ACTIVE[-1], columns=columns), ["cost_micros"], "m"
     )
     assert full == "(select 1 as _sign, cost_micros from dwd.events)"

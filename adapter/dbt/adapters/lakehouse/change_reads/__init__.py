@@ -1,0 +1,18 @@
+"""Change reads: a model reads what an upstream Hudi table committed since the
+model's last run, exactly once (`lake_changes`, `lake_changed_keys`,
+`lake_signed_changes` in macros/change_reads/).
+
+- ranges.py: what a range is and how one is chosen (positions, gaps);
+- planner.py: planning a run's ranges against the lake, and recording them;
+- sql.py: the SQL text that reads a range.
+"""
+
+from dbt.adapters.lakehouse.change_reads.planner import ChangeReadPlanner
+from dbt.adapters.lakehouse.change_reads.ranges import (
+    COMMIT_META_PREFIX,
+    ChangeRead,
+    Timeline,
+    plan_read,
+)
+
+__all__ = ["COMMIT_META_PREFIX", "ChangeRead", "ChangeReadPlanner", "Timeline", "plan_read"]

@@ -1,0 +1,137 @@
+"""Planning a run's change reads against the lake, and recording how far they read.
+
+The adapter holds one planner per invocation. While a model compiles, each
+`lake_changes()` (or sibling) call plans one range here: the model's recorded
+position, the upstream's timeline, the gap policy (ranges.plan_read). The
+materialization then asks for the ranges to stage and for the settings that
+put the consumed positions into the model's own commit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from dbt_common.exceptions import CompilationError
+
+from dbt.adapters.lakehouse.change_reads import ranges
+from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead, Timeline
+from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
+
+# Instants of an upstream: its whole active timeline (Hudi keeps at most
+# hoodie.keep.max.commits = 30 by default).
+TIMELINE_SCAN = 1000
+# Hudi copies write options with the prefix into the commit's extra metadata.
+COMMIT_META_PREFIX_SETTING = "hoodie.datasource.write.commitmeta.key.prefix"
+
+
+class ChangeReadPlanner:
+    def __init__(
+        self,
+        metadata: LakeMetadata,
+        columns_of: Callable[[Any], list[tuple[str, str]]],
+        scratch_identifier: Callable[[str, str], str],
+    ) -> None:
+        self._metadata = metadata
+        # (name, type) of a relation's columns, for full cdc reads.
+        self._columns_of = columns_of
+        self._scratch_identifier = scratch_identifier
+        # Ranges each model planned at compile time, by (upstream, mode), for
+        # its materialization to stage, log and record with its write.
+        self._reads: dict[str, dict[tuple[str, str], ChangeRead]] = {}
+
+    def plan(
+        self,
+        model: dict[str, Any],
+        this: Any,
+        upstream: Any,
+        mode: str,
+        incremental: bool,
+        on_gap: str,
+        stage: bool,
+        signed: bool,
+    ) -> ChangeRead:
+        """What `model` reads of `upstream` in this run. `stage`: a run will
+        materialize the model, so an incremental range is copied once into a
+        scratch table that the model's query then reads. `signed`: the reads
+        of lake_signed_changes, added to stored rows, never fall back to a
+        full read."""
+        name = model["name"]
+        if signed and model.get("config", {}).get("delete_condition"):
+            raise CompilationError(
+                f"Model '{name}': lake_signed_changes adds deltas to the stored rows, which a "
+                "delete_condition's second commit could make a rerun add twice. Remove "
+                "delete_condition (groups whose changes cancel out keep a row of zeros), or "
+                "recompute the touched groups with lake_changed_keys instead."
+            )
+        upstream_name = f"{upstream.schema}.{upstream.identifier}"
+        this_name = f"{this.schema}.{this.identifier}" if this is not None else None
+        consumed = (
+            self._consumed_position(this_name, upstream_name) if incremental and this_name else None
+        )
+        # A full cdc read renders the snapshot as images of these columns.
+        columns = self._columns_of(upstream) if mode == "cdc" else []
+        timeline = self._timeline(upstream_name, with_cleans=mode == "cdc")
+        read = ranges.plan_read(
+            upstream_name, mode, consumed, timeline, "fail" if signed else on_gap, name, columns
+        )
+        if incremental and consumed is None:
+            note = f"Model '{name}' has no recorded position for {upstream_name}"
+            # (An empty table, e.g. first built while the upstream had no
+            # commit, has nothing a full read could count twice.)
+            if signed and this_name and self._metadata.has_rows(this_name):
+                raise CompilationError(
+                    f"{note}, and lake_signed_changes cannot read it in full on an incremental run "
+                    f"(the deltas would be added to rows that already count them). "
+                    f"Rebuild with `dbt run --full-refresh --select {name}`."
+                )
+            read = dataclasses.replace(read, note=f"{note}: reading it in full.")
+        reads = self._reads.setdefault(model["unique_id"], {})
+        slot = (upstream_name, mode)
+        number = list(reads).index(slot) + 1 if slot in reads else len(reads) + 1
+        if stage and read.is_incremental and this is not None:
+            scratch = self._scratch_identifier(this.identifier, f"read_{number}")
+            read = dataclasses.replace(read, staged_as=f"{this.schema}.{scratch}")
+        reads[slot] = read
+        return read
+
+    def reads(self, model: dict[str, Any]) -> list[ChangeRead]:
+        return list(self._reads.get(model["unique_id"], {}).values())
+
+    def position_settings(self, model: dict[str, Any], extra: dict[str, str]) -> dict[str, str]:
+        """Write settings that put the consumed positions (and `extra`
+        commit metadata) into the model's next commit."""
+        settings = {
+            ranges.position_key(read.upstream): read.end
+            for read in self.reads(model)
+            if read.end is not None
+        }
+        settings.update(extra)
+        if not settings:
+            return {}
+        return {COMMIT_META_PREFIX_SETTING: ranges.COMMIT_META_PREFIX, **settings}
+
+    def skipped_write_positions(self, model: dict[str, Any]) -> dict[str, str]:
+        """Table properties that record how far a run read when it wrote no
+        commit (see ranges.SKIPPED_PREFIX)."""
+        return {
+            ranges.skipped_position_key(read.upstream): read.end
+            for read in self.reads(model)
+            if read.end is not None
+        }
+
+    def _timeline(self, table: str, with_cleans: bool) -> Timeline:
+        commits = tuple(
+            (str(c["commit_time"]), str(c["state_transition_time"]))
+            for c in self._metadata.completed_commits(table, TIMELINE_SCAN)
+        )
+        retained_from = self._metadata.cleaned_before(table) if with_cleans else None
+        return Timeline(commits, retained_from)
+
+    def _consumed_position(self, table: str, upstream: str) -> str | None:
+        """The upstream instant recorded by this table's latest write that
+        recorded one, or by a later run that read a range and wrote nothing."""
+        committed = self._metadata.recorded(table, ranges.position_key(upstream))
+        skipped = self._metadata.table_properties(table).get(ranges.skipped_position_key(upstream))
+        return ranges.latest_position(committed, skipped)
