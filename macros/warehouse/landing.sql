@@ -107,11 +107,11 @@
     under <landing_dir>): its condition on the landed files, for
     landed_lines, landed_files and landed_dimension. When it is 'false' (no
     file is new) the model also says it has nothing to read
-    (lakehouse_nothing_to_read), and with skip_unchanged it is then not run:
+    (lake_nothing_to_read), and with skip_unchanged it is then not run:
     no Spark work, no commit. The condition is the macro's output. -#}
 
 {% macro landed_files_to_read_or_skip(feed) -%}
     {%- set files_to_read = landed_files_to_read(feed) -%}
-    {%- if files_to_read == 'false' %}{% do lakehouse_nothing_to_read() %}{% endif -%}
+    {%- if files_to_read == 'false' %}{% do lake_nothing_to_read() %}{% endif -%}
     {{- files_to_read -}}
 {%- endmacro %}
