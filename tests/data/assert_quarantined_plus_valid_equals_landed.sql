@@ -4,7 +4,7 @@
     ods_billing_events_quarantine, or a line still held in
     ods_billing_events_held (its account not known yet), exactly once. A
     released held line is in ods_billing_events, a held line found deleted in
-    the quarantine. All read by incremental commit reads, so a missed or
+    the quarantine. All read by change reads, so a missed or
     repeated range would show here. Fails with one row holding the counts
     when they do not add up. -#}
 
