@@ -7,6 +7,28 @@
 
 with
 
+daily as (
+
+    select * from {{ ref('dws_spend_daily') }}
+
+),
+
+events as (
+
+    {#- The two days' partitions of DWD only: the scalar subquery (the day
+        before the newest day with events) prunes them (the cross join with
+        as_of below would not). -#}
+    select * from {{ ref('dwd_billing_events') }}
+    where event_date >= (select date_sub(max(daily.event_date), 1) as first_day from daily)
+
+),
+
+account_labels as (
+
+    select * from {{ ref('dwd_account_labels') }}
+
+),
+
 clock as (
 
     {{ billing_clock() }}
@@ -20,28 +42,6 @@ as_of as (
         to_date(as_of_time) as today,
         date_sub(to_date(as_of_time), 1) as yesterday
     from clock
-
-),
-
-days_read as (
-
-    select date_sub(max(event_date), 1) as first_day
-    from {{ ref('dws_spend_daily') }}
-
-),
-
-events as (
-
-    {#- The scalar subquery prunes DWD to the two days' partitions (the
-        cross join with as_of below would not). -#}
-    select * from {{ ref('dwd_billing_events') }}
-    where event_date >= (select days_read.first_day from days_read)
-
-),
-
-account_labels as (
-
-    select * from {{ ref('dwd_account_labels') }}
 
 ),
 

@@ -21,12 +21,18 @@ new_changes as (
 
 ),
 
+account_changes as (
+
+    select * from {{ ref('ods_account_changes') }}
+
+),
+
 latest_landed as (
 
     select
         account_id,
         max(change_seq) as change_seq
-    from {{ ref('ods_account_changes') }}
+    from account_changes
     group by account_id
 
 ),

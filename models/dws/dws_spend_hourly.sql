@@ -46,7 +46,8 @@ deltas as (
 stored as (
 
     {#- The rows the deltas add to: this table's, or none on a full build.
-        Only the days the deltas touch are read: the scalar subquery is
+        An import that follows deltas, because only the days the deltas
+        touch are read: the scalar subquery is
         evaluated before the scan, and a filter on the partition column
         prunes the days' folders (a join or an IN subquery would not: Spark
         prunes partitions dynamically only for a filtered build side). #}

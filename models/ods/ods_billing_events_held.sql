@@ -19,48 +19,25 @@
 
 with
 
+raw_lines as (
+
+    select * from {{ lake_changes(ref('ods_billing_events_raw')) }} as upstream_changes
+
+),
+
 -- A line read again (a full re-read after a gap) keeps the status it has
 -- here: a released line is never released twice.
-known_lines as (
+stored_lines as (
 
     {% if is_incremental() -%}
-        select known.line_id from {{ this }} as known
+        select * from {{ this }}
     {%- else -%}
-        select cast(null as string) as line_id
-        where false
-    {%- endif %}
-
-),
-
-newly_held as (
-
-    select
-        {%- for column in line_columns %}
-            upstream_changes.{{ column }},
-        {%- endfor %}
-        true as is_new
-    from {{ lake_changes(ref('ods_billing_events_raw')) }} as upstream_changes
-    where
-        upstream_changes.quarantine_reason = 'unknown_account'
-        and not exists (
-            select 1 as is_known from known_lines
-            where known_lines.line_id = upstream_changes.line_id
-        )
-
-),
-
-still_held as (
-
-    {% if is_incremental() -%}
         select
             {%- for column in line_columns %}
-                held.{{ column }},
+                raw_lines.{{ column }},
             {%- endfor %}
-            false as is_new
-        from {{ this }} as held
-        where held.hold_status = 'held'
-    {%- else -%}
-        select * from newly_held
+            cast(null as string) as hold_status
+        from raw_lines
         where false
     {%- endif %}
 
@@ -69,6 +46,35 @@ still_held as (
 account_states as (
 
     select * from {{ account_states() }} as account_states
+
+),
+
+newly_held as (
+
+    select
+        {%- for column in line_columns %}
+            raw_lines.{{ column }},
+        {%- endfor %}
+        true as is_new
+    from raw_lines
+    where
+        raw_lines.quarantine_reason = 'unknown_account'
+        and not exists (
+            select 1 as is_known from stored_lines
+            where stored_lines.line_id = raw_lines.line_id
+        )
+
+),
+
+still_held as (
+
+    select
+        {%- for column in line_columns %}
+            stored_lines.{{ column }},
+        {%- endfor %}
+        false as is_new
+    from stored_lines
+    where stored_lines.hold_status = 'held'
 
 ),
 

@@ -21,12 +21,6 @@ landed as (
 
 ),
 
-account_states as (
-
-    select * from {{ account_states() }} as account_states
-
-),
-
 {#- A file whose bytes equal a file already ingested, or another file of this
     run with a smaller path, is the same delivery under another name. The
     files are looked at as files, not as the lines of `landed`: Spark would
@@ -34,6 +28,12 @@ account_states as (
     CTE used twice is computed twice). A file this model already holds may be
     among them (opened again after a touch); its lines are not in `landed`,
     and it marks a new file with its bytes just as ingested_files does. #}
+
+files as (
+
+    select * from {{ landed_files('billing_events', files_to_read, skip_ingested=false) }} as files
+
+),
 
 ingested_files as (
 
@@ -46,13 +46,19 @@ ingested_files as (
 
 ),
 
+account_states as (
+
+    select * from {{ account_states() }} as account_states
+
+),
+
 new_files as (
 
     select
         files.source_file,
         files.file_sha256,
         min(files.source_file) over (partition by files.file_sha256) as first_source_file
-    from {{ landed_files('billing_events', files_to_read, skip_ingested=false) }} as files
+    from files
 
 ),
 
