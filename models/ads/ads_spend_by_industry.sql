@@ -1,4 +1,5 @@
-{#- Spend by day and industry, for the BI dashboard. -#}
+{#- Spend by day and industry, for the BI dashboard: the measures of
+    ads_spend_by_customer, from the same daily table at another grain. -#}
 
 {{ config(unique_key=['event_date', 'industry']) }}
 

@@ -1,8 +1,8 @@
 {#- Ads of the campaigns, with the billing type each ad bills by: static
     reference data, loaded once from its landed file.
-    ods_ads, ods_campaigns and ods_media are the same lines but for the file,
-    key and columns: one model per dimension, for its own record key and
-    tests; reading the file is landed_dimension's. -#}
+    Written as ods_campaigns and ods_media are, for its own file, key and
+    columns (a model per dimension, with its record key and tests); the
+    reading is landed_dimension's. -#}
 
 {{ config(
     unique_key='ad_id',

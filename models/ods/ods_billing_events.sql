@@ -2,10 +2,9 @@
     the order it landed, and each held line once, in the run that released it
     (its account's insert landed). Duplicates, corrections and stale versions
     are all kept here; DWD decides which version of an event wins.
-    ods_billing_events and ods_billing_events_quarantine read the same two
-    tables in the same way: each model keeps its own commit ranges of both,
-    and the conditions below send every line to one of them (or leave it
-    held). -#}
+    ods_billing_events_quarantine reads the same two tables the same way:
+    each model keeps its own change ranges of both, and the two models'
+    conditions send every line to one of them (or leave it held). -#}
 
 {%- set event_columns = ['event_id', 'event_version', 'event_type', 'event_time', 'account_id', 'campaign_id',
                          'ad_id', 'media_id', 'billing_type', 'cost_micros', 'source_file', 'landed_batch',

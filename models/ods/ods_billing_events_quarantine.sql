@@ -2,10 +2,8 @@
     reason, so that nothing that arrived is lost silently: those the raw table
     rejected at once, and held lines whose account turned out deleted. Held
     lines (unknown_account) are not here until then: they may still be billed.
-    ods_billing_events and ods_billing_events_quarantine read the same two
-    tables in the same way: each model keeps its own commit ranges of both,
-    and the conditions below send every line to one of them (or leave it
-    held). -#}
+    Its reads are ods_billing_events' (each model has its own change ranges
+    of the two tables), with the conditions that complete that model's. -#}
 
 {%- set line_columns = ['raw_line', 'quarantine_reason', 'source_file', 'line_number', 'landed_batch', 'ingested_at'] %}
 

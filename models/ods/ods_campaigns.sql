@@ -1,8 +1,7 @@
 {#- Campaigns of the advertiser accounts: static reference data, loaded once
     from its landed file.
-    ods_ads, ods_campaigns and ods_media are the same lines but for the file,
-    key and columns: one model per dimension, for its own record key and
-    tests; reading the file is landed_dimension's. -#}
+    The same few lines as ods_ads and ods_media, for this file: a model per
+    dimension, each with its own record key and tests. -#}
 
 {{ config(
     unique_key='campaign_id',

@@ -1,7 +1,5 @@
 {#- Media (where ads run): static reference data, loaded once from its landed file.
-    ods_ads, ods_campaigns and ods_media are the same lines but for the file,
-    key and columns: one model per dimension, for its own record key and
-    tests; reading the file is landed_dimension's. -#}
+    Like ods_ads and ods_campaigns but for its file, key and columns. -#}
 
 {{ config(
     unique_key='media_id',
