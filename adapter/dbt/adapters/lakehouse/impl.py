@@ -118,7 +118,7 @@ class LakehouseAdapter(SparkAdapter):
     @available
     def hudi_table_settings(self, relation: BaseRelation) -> tuple[dict[str, str], list[str], str]:
         """(catalog table properties, partition columns, location) of an existing table."""
-        return self.lake.table_settings(str(relation))
+        return self.lake.table_settings(_name(relation))
 
     # --- session settings ------------------------------------------------------
 
@@ -197,7 +197,7 @@ class LakehouseAdapter(SparkAdapter):
         pending = recovery.pending_metadata_compactions(self.lake.metadata_table_timeline(location))
         if not pending:
             return None
-        self.lake.drop_metadata_table(f"{relation.schema}.{relation.identifier}")
+        self.lake.drop_metadata_table(_name(relation))
         return (
             f"{relation}: its metadata table had compaction {', '.join(pending)} left pending by a "
             "writer that died; the metadata table was dropped and this write rebuilds it."
@@ -231,7 +231,7 @@ class LakehouseAdapter(SparkAdapter):
     def hudi_last_modified(self, relation: BaseRelation) -> str | None:
         """When the table's latest completed instant completed, in UTC
         ('YYYY-MM-DD HH:MM:SS.ffffff'); None if nothing was ever committed to it."""
-        table = f"{relation.schema}.{relation.identifier}"
+        table = _name(relation)
         try:
             # A few, not one: with concurrent writers, the instant requested last
             # need not be the one that completed last.
@@ -369,7 +369,7 @@ class LakehouseAdapter(SparkAdapter):
         remember the table's latest commit (written_tables)."""
         if test_scope.check_mode(scope_mode, relation.identifier or "") == "changed":
             created = existing is None or existing.is_view
-            self._written.note_start(_table_key(relation), created)
+            self._written.note_start(_name(relation).lower(), created)
         return ""
 
     @available
@@ -383,32 +383,15 @@ class LakehouseAdapter(SparkAdapter):
         nodes: dict[str, Any] | None = None,
     ) -> str | None:
         """The subquery that scopes this data test to what this invocation
-        wrote in `relation`, or None to check the whole of it. `tested` (the
-        model the test is attached to) and `nodes` (the graph's) let a model
-        that declares lakehouse_rows_from be scoped by its upstream's writes."""
-        if scope_mode == "full":  # the default: no look at the node
-            return None
-        if test_scope.check_mode(scope_mode, test_node.get("name", "")) != "changed":
-            return None
-        config = test_node.get("config") or {}
-        kind = test_scope.test_kind(test_node.get("test_metadata"), config.get("meta"))
-        if kind is None:
-            return None
-        since = self._written.written_after(_table_key(relation))
-        if since:
-            return test_scope.scoped_relation(str(relation), kind, since, where)
-        follows = test_scope.rows_from(tested, nodes or {}) if tested else None
-        if follows is None:
-            return None
-        upstream, key, partition_by = follows
-        upstream_relation = self.Relation.create(
-            schema=upstream.get("schema"), identifier=upstream.get("alias")
-        )
-        since = self._written.written_after(_table_key(upstream_relation))
-        if not since:
-            return None
-        return test_scope.rows_from_relation(
-            str(relation), str(upstream_relation), key, since, where, partition_by
+        wrote in `relation`, or None to check the whole of it (written_tables)."""
+
+        def relation_of(node: Any) -> str:
+            return _name(
+                self.Relation.create(schema=node.get("schema"), identifier=node.get("alias"))
+            )
+
+        return self._written.scoped_relation(
+            _name(relation), test_node, where, scope_mode, tested, nodes or {}, relation_of
         )
 
     @available
@@ -416,23 +399,9 @@ class LakehouseAdapter(SparkAdapter):
         self, relations: list[Any], columns: list[str], scope_mode: str
     ) -> str | None:
         """A query of the distinct values of `columns` among the rows this
-        invocation wrote to any of `relations`; None when one of them is to be
-        checked whole (not written by this invocation, created by it, or given
-        as a filtered query rather than a table)."""
-        if (
-            scope_mode == "full"
-            or test_scope.check_mode(scope_mode, "changed_values_sql") != "changed"
-        ):
-            return None
-        written = []
-        for relation in relations:
-            if not isinstance(relation, BaseRelation):
-                return None
-            since = self._written.written_after(_table_key(relation))
-            if not since:
-                return None
-            written.append((str(relation), since))
-        return test_scope.changed_values_sql(written, columns)
+        invocation wrote to any of `relations` (written_tables)."""
+        names = [_name(r) if isinstance(r, BaseRelation) else None for r in relations]
+        return self._written.changed_values_sql(names, columns, scope_mode)
 
 
 def _parts(relation: BaseRelation) -> tuple[str, str]:
@@ -442,13 +411,15 @@ def _parts(relation: BaseRelation) -> tuple[str, str]:
     return relation.schema, relation.identifier
 
 
-def _table_key(relation: BaseRelation) -> str:
-    return f"{relation.schema}.{relation.identifier}".lower()
+def _name(relation: BaseRelation) -> str:
+    """schema.table, as the adapter's own statements name a table."""
+    schema, identifier = _parts(relation)
+    return f"{schema}.{identifier}"
 
 
 def _table_name(relation: BaseRelation | None) -> str | None:
     """schema.table; None for an upstream that is ephemeral or not built yet."""
-    return f"{relation.schema}.{relation.identifier}" if relation is not None else None
+    return _name(relation) if relation is not None else None
 
 
 def _table(existing: BaseRelation | None) -> str | None:

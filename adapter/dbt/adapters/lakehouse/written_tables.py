@@ -1,5 +1,6 @@
 """Which tables this invocation wrote, and since which commit: what data tests
-scoped to the changes (test_scope.py) read.
+scoped to the changes read (test_scope.py says how a test is scoped; this
+module decides whether it is, from what was written).
 
 Before a model writes, its table's latest commit is noted; when a test of it
 first asks, the partitions the later commits wrote are read once from their
@@ -9,6 +10,8 @@ commit metadata (the tests of a model run after its write).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from dbt.adapters.lakehouse import test_scope
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
@@ -60,3 +63,65 @@ class WrittenTables:
         self._since[table] = since
         self._partitions_read.add(table)
         return since
+
+    # --- what a data test reads ------------------------------------------------
+
+    def scoped_relation(
+        self,
+        relation: str,
+        test_node: Mapping[str, Any],
+        where: str,
+        scope_mode: str,
+        tested: Mapping[str, Any] | None,
+        nodes: Mapping[str, Any],
+        relation_of: Callable[[Mapping[str, Any]], str],
+    ) -> str | None:
+        """The subquery that scopes a data test to what this invocation wrote
+        in `relation` (schema.table), or None to check the whole of it.
+        `tested` (the model the test is attached to) and `nodes` (the graph's)
+        let a model that declares lakehouse_rows_from be scoped by its
+        upstream's writes; `relation_of` names a node's relation."""
+        if scope_mode == "full":  # the default: no look at the node
+            return None
+        if test_scope.check_mode(scope_mode, test_node.get("name", "")) != "changed":
+            return None
+        config = test_node.get("config") or {}
+        kind = test_scope.test_kind(test_node.get("test_metadata"), config.get("meta"))
+        if kind is None:
+            return None
+        since = self.written_after(relation.lower())
+        if since:
+            return test_scope.scoped_relation(relation, kind, since, where)
+        follows = test_scope.rows_from(tested, nodes) if tested else None
+        if follows is None:
+            return None
+        upstream, key, partition_by = follows
+        upstream_relation = relation_of(upstream)
+        since = self.written_after(upstream_relation.lower())
+        if not since:
+            return None
+        return test_scope.rows_from_relation(
+            relation, upstream_relation, key, since, where, partition_by
+        )
+
+    def changed_values_sql(
+        self, relations: Sequence[str | None], columns: list[str], scope_mode: str
+    ) -> str | None:
+        """A query of the distinct values of `columns` among the rows this
+        invocation wrote to any of `relations` (schema.table; None for a
+        filtered query rather than a table); None when one of them is to be
+        checked whole (not written by this invocation, created by it, or a query)."""
+        if (
+            scope_mode == "full"
+            or test_scope.check_mode(scope_mode, "changed_values_sql") != "changed"
+        ):
+            return None
+        written = []
+        for relation in relations:
+            if relation is None:
+                return None
+            since = self.written_after(relation.lower())
+            if not since:
+                return None
+            written.append((relation, since))
+        return test_scope.changed_values_sql(written, columns)
