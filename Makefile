@@ -18,10 +18,10 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy -p dbt.adapters.lakehouse
-	$(BIN)/sqlfluff lint models tests/data macros
+	$(BIN)/sqlfluff lint models tests/warehouse/data macros
 
 unit: setup
-	$(BIN)/pytest tests/unit -q
+	$(BIN)/pytest tests/adapter/unit -q
 
 # Two test processes, each with its own JVM and lake; a file's tests stay in
 # one process (they share class- and module-level fixtures).

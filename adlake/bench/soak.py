@@ -21,7 +21,7 @@ against the generator's truth. Its lake is a fresh folder of its own.
 
 (or `adlake-soak ...`).
 
-CI runs a short version (tests/functional/warehouse/test_soak.py): a few
+CI runs a short version (tests/warehouse/test_soak.py): a few
 batches, with table-service triggers small enough (--vars) that they compact,
 clean and archive within them.
 """

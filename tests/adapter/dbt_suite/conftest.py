@@ -1,0 +1,26 @@
+"""dbt's adapter test suite (dbt-tests-adapter) run through dbt-lakehouse.
+
+The suite's fixtures (`project`, `unique_schema`, ...) are imported here, so
+they replace this repository's own `project` fixture for the tests in this
+folder only. Every class runs dbt in-process on the one embedded Spark JVM that
+the rest of the functional tests share.
+"""
+
+from __future__ import annotations
+
+import pytest
+from dbt.tests.fixtures.project import *  # noqa: F401,F403  (pytest finds fixtures by name)
+
+from tests.dbt_harness import hudi_jar
+
+
+@pytest.fixture(scope="class")
+def dbt_profile_target(lake_dir):
+    return {
+        "type": "lakehouse",
+        "method": "session",
+        "host": "embedded",
+        "lake_dir": str(lake_dir),
+        "hudi_jar": str(hudi_jar()),
+        "threads": 1,
+    }

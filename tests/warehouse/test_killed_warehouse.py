@@ -1,0 +1,186 @@
+"""The warehouse's `dbt build` killed with SIGKILL part-way ends, after the next
+runs, with exactly the data of a build that was never interrupted.
+
+A child process (warehouse_batches.py) builds this repository's project batch
+by batch on generated data, with a lake of its own; the test kills its whole
+process group (Python and its Spark JVM, as kill -9 of a job does) at a point
+read off the lake's files, then starts the next run at once, at the batch that
+was killed. One chain of runs is killed at each named point below in turn
+(and, after the first, once at a random moment of batch 1), then finishes; a
+reference child builds the same batches without interruption, at the same
+time. Both print a digest of every table of every layer (ref, ods, dwd, dws,
+ads) and the rows each landed file gave ODS, which the tests compare.
+
+Named points, in the order the chain meets them. dwd_billing_events compacts
+after every delta commit and keeps one commit's file versions here (--vars),
+so that four batches compact and clean: within a write Hudi commits, cleans,
+then compacts, so its first clean comes in batch 3 (of what batch 2's
+compaction replaced), and the compaction kill must come after it (a compaction
+left pending keeps its file groups from being cleaned).
+
+- before_dwd_commit (batch 1): DWD staged its batch, no commit begun;
+- during_dwd_commit (batch 1, or 2 if a random kill came after DWD's write):
+  a delta commit of dwd_billing_events in flight;
+- between_layers (the same batch): DWD's write done, DWS begun reading it, no
+  DWS commit;
+- during_clean (batch 3): a clean of dwd_billing_events planned or in flight;
+- during_compaction (batch 4): an inline compaction of dwd_billing_events in
+  flight. Nothing writes DWD after it, so it stays pending: Hudi runs it on the
+  table's next write; a snapshot read does not see its files.
+
+The data tests are left out of these builds (`--no-tests`): they read and
+check, and would take most of the time. The 20-trial random loop is
+`python -m tests.warehouse.kill_loop --trials 20` (README, "After a crash").
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import pytest
+
+from adlake.generator import generate
+from tests.dbt_harness import hudi_jar
+from tests.warehouse.warehouse_batches import (
+    POINTS,
+    Chain,
+    ChainFailed,
+    Child,
+    Work,
+    check_landed,
+    compare_digests,
+    parse_digest,
+    prepare_work,
+    timeline,
+)
+
+SCHEMA = "crash"  # the same in both lakes, so that the digests name the same tables
+BATCHES = 4
+DATA = dict(seed=12, events=1500, batches=BATCHES, accounts=30, late_accounts=2)
+VARS = {"dwd_compaction_delta_commits": 1, "dwd_cleaning_retain": 1}
+OPTIONS = ["--vars", json.dumps(VARS), "--no-tests"]
+NAMED = [
+    "before_dwd_commit",
+    "during_dwd_commit",
+    "between_layers",
+    "during_clean",
+    "during_compaction",
+]
+RANDOM_KILLS = 1
+RANDOM_SEED = 2024
+LAYERS = ("ref", "ods", "dwd", "dws", "ads")
+
+
+@pytest.fixture(scope="module")
+def crash_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("warehouse_crash")
+    generate(root / "generated", **DATA)
+    return root
+
+
+@pytest.fixture(scope="module")
+def reference(crash_root):
+    """The uninterrupted build, running while the chain is killed: wait on it with finish()."""
+    work = prepare_work(crash_root / "reference", SCHEMA, crash_root / "generated", hudi_jar())
+    child = Child(work, 1, BATCHES, *OPTIONS, "--digest", tag="reference")
+    yield child
+    if child.process.poll() is None:
+        child.kill()
+
+
+def reference_batch_time(reference: Child, batch: int, timeout: float = 900) -> float:
+    """Seconds from the reference's start to its `batch` done (its JVM start included)."""
+    deadline = time.monotonic() + timeout
+    while batch not in reference.done_times():
+        if reference.process.poll() is not None or time.monotonic() > deadline:
+            pytest.fail(f"the reference build did not complete batch {batch}:\n{reference.tail()}")
+        time.sleep(0.5)
+    return reference.done_times()[batch]
+
+
+@pytest.fixture(scope="module")
+def killed_chain(crash_root, reference):
+    """The chain of runs: killed before DWD's first commit, once at random in
+    batch 1, then at each other named point, then run to the end."""
+    work = prepare_work(crash_root / "killed", SCHEMA, crash_root / "generated", hudi_jar())
+    chain = Chain(work, BATCHES, OPTIONS)
+    rng = random.Random(RANDOM_SEED)
+    try:
+        chain.kill_at(POINTS[NAMED[0]])
+        # Within batch 1's expected duration: the reference's, from its start
+        # (known by now: the reference started with the chain).
+        expected = reference_batch_time(reference, 1)
+        for _ in range(RANDOM_KILLS):
+            chain.kill_after(rng.uniform(0, expected))
+        for name in NAMED[1:]:
+            chain.kill_at(POINTS[name])
+        final = chain.finish("--digest")
+    except ChainFailed as exc:
+        pytest.fail(f"{exc}\nkills so far:\n" + "\n".join(k.describe() for k in chain.kills))
+    for kill in chain.kills:
+        print(kill.describe())
+    return chain, final
+
+
+@pytest.fixture(scope="module")
+def reference_output(reference) -> str:
+    if reference.finish() != 0:
+        pytest.fail(f"the reference build failed:\n{reference.tail()}")
+    return reference.output()
+
+
+def test_each_named_kill_landed_at_its_point(killed_chain):
+    chain, _ = killed_chain
+    named = [k for k in chain.kills if k.label != "random"]
+    assert [k.label for k in named] == NAMED
+    missed = [k.describe() for k in named if not k.held]
+    assert not missed, "killed past the point:\n" + "\n".join(missed)
+    assert len(chain.kills) == len(NAMED) + RANDOM_KILLS, "a random kill came after its run ended"
+
+
+def test_killed_runs_end_with_the_data_of_an_uninterrupted_run_on_every_layer(
+    killed_chain, reference_output
+):
+    chain, final = killed_chain
+    expected, _ = parse_digest(reference_output)
+    actual, _ = parse_digest(final.output())
+    assert {name.split(".")[0] for name in expected} == {f"{SCHEMA}_{layer}" for layer in LAYERS}
+    kills = "\n".join(k.describe() for k in chain.kills)
+    problems = compare_digests(expected, actual)
+    assert not problems, (
+        "tables that differ from the reference:\n" + "\n".join(problems) + f"\nkills:\n{kills}"
+    )
+
+
+def test_no_landed_file_lost_or_read_twice(killed_chain, reference_output, crash_root):
+    """Each landed file's lines are its rows in ODS (ods_billing_events_raw,
+    ods_account_changes): none lost, none read twice."""
+    chain, final = killed_chain
+    for work, output in (
+        (chain.work, final.output()),
+        (Work(crash_root / "reference"), reference_output),
+    ):
+        _, landed = parse_digest(output)
+        batches = {path.split("/")[1] for path in landed}
+        assert batches == {f"batch={b:06d}" for b in range(1, BATCHES + 1)}, landed
+        problems = check_landed(work, landed)
+        assert not problems, f"{work.root.name}:\n" + "\n".join(problems)
+
+
+def test_every_killed_write_was_rolled_back(killed_chain):
+    """No commit or delta commit is left pending on any table: each killed write
+    was rolled back by the next write of its table (a compaction or clean the
+    last kill left waits for the table's next write)."""
+    chain, _ = killed_chain
+    warehouse = chain.work.lake / "warehouse"
+    left = []
+    for table_dir in sorted(warehouse.glob(f"{SCHEMA}_*.db/*/")):
+        _, pending = timeline(table_dir)
+        left += [
+            f"{table_dir.parent.name}/{table_dir.name} {i}.{a}.{s}"
+            for i, (a, s) in sorted(pending.items())
+            if a not in ("compaction", "clean")
+        ]
+    assert not left, "writes left pending:\n" + "\n".join(left)

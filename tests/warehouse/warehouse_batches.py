@@ -1,0 +1,679 @@
+"""Builds this repository's warehouse batch by batch in one process (one Spark
+JVM), the way adlake.runner.warehouse does, on a work folder of its own, and
+prints a line as each batch completes. The warehouse crash tests
+(test_killed_warehouse.py, kill_loop.py) start it in a process group of its
+own and kill that group with SIGKILL part-way.
+
+    python warehouse_batches.py <work> <first_batch> <last_batch> [--vars JSON] [--no-tests] [--digest]
+
+<work> is a folder made by `prepare_work`: its lake (lake/, with the Derby
+metastore), profiles/profiles.yml pointing `lake_dir` there, the landing folder
+(landing/, given to the project as ADLAKE_LANDING_DIR), dbt's target/ and
+logs/, and work.json naming the schema and the generated data folder. Nothing
+is written in the repository. For each batch it lands the batch's files
+(adlake.landing) and runs one `dbt build` (with `--no-tests`, the data tests
+are left out: `--exclude-resource-type test`), then prints
+`batch N done in S s` (seconds since the process started).
+
+With --digest, after the batches it prints, for every table of every warehouse
+schema (ref, ods, dwd, dws, ads; Hudi's _ro/_rt views and the adapter's
+scratch tables left out), `DIGEST <schema.table> <rows> <hash>`: the hash is
+the sum of xxhash64 over each row's columns (order-independent), leaving out
+Hudi's `_hoodie_*` meta columns and RUN_TIME_COLUMNS, with the landing folder's
+path in text columns replaced by `<landing>`; and, for each landed file of the
+append feeds, `LANDED <feed>/<path in the landing folder> <rows in its ODS table>`.
+A test process cannot open this lake (its embedded metastore admits one JVM),
+so the child prints what the test compares. It also prints `spark ready in S s`
+when dbt's first node starts (the JVM and its session are up by then).
+
+Imported as a module, it gives the parent's side: `Child` (a run in a process
+group of its own, killed with SIGKILL at a point read off the lake's files),
+the named kill points (`POINTS`), `Chain` (runs the batches to the end, killing
+children on the way) and what was in flight at a kill (`in_flight`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from adlake.landing import land_batch
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMAS = ("ref", "ods", "dwd", "dws", "ads")
+# Columns set from a clock: when a run wrote the row (current_timestamp() in
+# models/), or when its file was landed (file_modified_at, the landed file's
+# modification time; each run lands files of its own). They legitimately
+# differ between two runs of the same data.
+RUN_TIME_COLUMNS = ("ingested_at", "checked_at", "file_modified_at")
+# Append feeds: each landed file's lines are rows of this ODS table.
+FEED_TABLES = {"billing_events": "ods_billing_events_raw", "account_changes": "ods_account_changes"}
+STARTED = time.monotonic()
+
+
+class Work:
+    """The folders of one child's work folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.lake = self.root / "lake"
+        self.landing = self.root / "landing"
+        self.profiles = self.root / "profiles"
+        settings = json.loads((self.root / "work.json").read_text())
+        self.schema: str = settings["schema"]
+        self.generated = Path(settings["generated"])
+
+    def table_dir(self, layer: str, table: str) -> Path:
+        return self.lake / "warehouse" / f"{self.schema}_{layer}.db" / table
+
+
+def prepare_work(root: Path, schema: str, generated: Path, hudi_jar: Path) -> Work:
+    """A fresh work folder for a child on the generated data in `generated`."""
+    import yaml
+
+    root = Path(root)
+    (root / "profiles").mkdir(parents=True)
+    (root / "landing").mkdir()
+    (root / "work.json").write_text(
+        json.dumps({"schema": schema, "generated": str(Path(generated).resolve())})
+    )
+    (root / "profiles" / "profiles.yml").write_text(
+        yaml.safe_dump(
+            {
+                "adlake": {
+                    "target": "local",
+                    "outputs": {
+                        "local": {
+                            "type": "lakehouse",
+                            "method": "session",
+                            "schema": schema,
+                            "lake_dir": str((root / "lake").resolve()),
+                            "hudi_jar": str(hudi_jar),
+                            "threads": 1,
+                        }
+                    },
+                }
+            }
+        )
+    )
+    return Work(root)
+
+
+def landed_line_counts(landing: Path) -> dict[str, int]:
+    """`<feed>/<path>` -> lines, for each file landed in the append feeds, counted
+    as the project's landed_lines does (lines end at LF; a final LF ends the
+    last line; an empty file has none; a last line without LF counts)."""
+    counts = {}
+    for feed in FEED_TABLES:
+        for path in sorted((Path(landing) / feed).rglob("*")):
+            relative = path.relative_to(landing)
+            if path.is_file() and not any(part.startswith((".", "_")) for part in relative.parts):
+                data = path.read_bytes()
+                body = data[:-1] if data.endswith(b"\n") else data
+                counts[relative.as_posix()] = body.count(b"\n") + 1 if data else 0
+    return counts
+
+
+def parse_digest(output: str) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
+    """The DIGEST and LANDED lines of a child's output."""
+    digests, landed = {}, {}
+    for line in output.splitlines():
+        parts = line.split()
+        if parts[:1] == ["DIGEST"] and len(parts) == 4:
+            digests[parts[1]] = (int(parts[2]), int(parts[3]))
+        elif parts[:1] == ["LANDED"] and len(parts) == 3:
+            landed[parts[1]] = int(parts[2])
+    return digests, landed
+
+
+def _user_tables(spark, schema: str) -> Iterator[str]:
+    for row in spark.sql(f"show tables in {schema}").collect():
+        name = row.tableName
+        if row.isTemporary or name.endswith(("_ro", "_rt")) or "__lakehouse_" in name:
+            continue
+        yield name
+
+
+def print_digest(work: Work) -> None:
+    from pyspark.sql import SparkSession
+
+    # The session dbt's adapter started; a new child session has no cached listings.
+    spark = (SparkSession.getActiveSession() or SparkSession._instantiatedSession).newSession()
+    landing = str(work.landing.resolve())
+    prefixes = ["file:" + landing, landing]
+    for layer in SCHEMAS:
+        schema = f"{work.schema}_{layer}"
+        for table in sorted(_user_tables(spark, schema)):
+            name = f"{schema}.{table}"
+            parts: list[str] = []
+            for struct_field in spark.table(name).schema.fields:
+                column = struct_field.name
+                if column.startswith("_hoodie_") or column in RUN_TIME_COLUMNS:
+                    continue
+                value = f"`{column}`"
+                if struct_field.dataType.typeName() == "string":
+                    for prefix in prefixes:
+                        value = f"replace({value}, '{prefix}', '<landing>')"
+                parts += [value, f"`{column}` is null"]
+            row = spark.sql(
+                f"select count(*), coalesce(sum(cast(xxhash64({', '.join(parts)}) as decimal(38, 0))), 0) from {name}"
+            ).collect()[0]
+            print("DIGEST", name, row[0], row[1], flush=True)
+    for table in FEED_TABLES.values():
+        rows = spark.sql(
+            f"select source_file, count(*) from {work.schema}_ods.{table} group by source_file"
+        ).collect()
+        for source_file, count in sorted(rows):
+            relative = source_file
+            for prefix in prefixes:
+                relative = relative.replace(prefix + "/", "")
+            print("LANDED", relative, count, flush=True)
+
+
+# --- the parent's side ------------------------------------------------------------
+
+HELPER = Path(__file__).resolve()
+DONE = re.compile(r"^batch (\d+) done in ([\d.]+) s$", re.M)
+READY = re.compile(r"^spark ready in ([\d.]+) s$", re.M)
+# Hudi 1.x timeline file names: <requested>_<completed>.<action> once completed;
+# <requested>.<action>.requested|inflight before (a COW commit's inflight is
+# <requested>.inflight). Other names (.crc, temporary files) are not instants.
+COMPLETED = re.compile(r"^(\d+)_(\d+)\.([a-z]+)$")
+PENDING = re.compile(r"^(\d+)\.(?:([a-z]+)\.)?(requested|inflight)$")
+
+
+def timeline(table_dir: Path) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """(completed {instant: action}, pending {instant: (action, state)}) of a Hudi table."""
+    completed: dict[str, str] = {}
+    started: dict[str, tuple[str, str]] = {}
+    try:
+        names = os.listdir(table_dir / ".hoodie" / "timeline")
+    except FileNotFoundError:
+        return {}, {}
+    for name in names:
+        done = COMPLETED.match(name)
+        if done:
+            completed[done.group(1)] = done.group(3)
+            continue
+        pending = PENDING.match(name)
+        if pending:
+            instant, action, state = (
+                pending.group(1),
+                pending.group(2) or "commit",
+                pending.group(3),
+            )
+            if state == "inflight" or instant not in started:
+                started[instant] = (action, state)
+    return completed, {i: a for i, a in started.items() if i not in completed}
+
+
+def folder_entries(folder: Path) -> frozenset[tuple[str, int]]:
+    """The names and modification times of a folder's entries (empty if it does not exist)."""
+    try:
+        with os.scandir(folder) as entries:
+            return frozenset((e.name, e.stat(follow_symlinks=False).st_mtime_ns) for e in entries)
+    except FileNotFoundError:
+        return frozenset()
+
+
+@dataclass(frozen=True)
+class LakeState:
+    """What a child's lake holds at one moment: each Hudi table's completed and
+    pending instants, and the entries of each scratch folder."""
+
+    completed: dict[str, dict[str, str]]
+    pending: dict[str, dict[str, tuple[str, str]]]
+    scratch: dict[str, frozenset[tuple[str, int]]]
+
+
+def lake_state(work: Work) -> LakeState:
+    completed, pending, scratch = {}, {}, {}
+    for schema_dir in sorted((work.lake / "warehouse").glob(f"{work.schema}_*.db")):
+        layer = schema_dir.name[len(work.schema) + 1 : -3]
+        for table_dir in sorted(p for p in schema_dir.iterdir() if p.is_dir()):
+            name = f"{layer}.{table_dir.name}"
+            if "__lakehouse_" in table_dir.name:
+                scratch[name] = folder_entries(table_dir)
+            else:
+                completed[name], pending[name] = timeline(table_dir)
+    return LakeState(completed, pending, scratch)
+
+
+def new_pending(work: Work, armed: LakeState, table: str, action: str) -> list[str]:
+    """Instants of `action` on `table` (layer.name) pending now that were not when armed."""
+    layer, name = table.split(".")
+    _, pending = timeline(work.table_dir(layer, name))
+    before = armed.pending.get(table, {})
+    return sorted(
+        f"{i}.{a}.{s}" for i, (a, s) in pending.items() if a == action and i not in before
+    )
+
+
+def new_completed(work: Work, armed: LakeState, table: str) -> list[str]:
+    layer, name = table.split(".")
+    completed, _ = timeline(work.table_dir(layer, name))
+    before = armed.completed.get(table, {})
+    return sorted(f"{i}.{a}" for i, a in completed.items() if i not in before)
+
+
+def scratch_written(work: Work, armed: LakeState, layer: str, prefix: str) -> list[str]:
+    """Scratch folders of `layer` whose names start with `prefix`, written since armed."""
+    found = []
+    for folder in sorted(
+        (work.lake / "warehouse" / f"{work.schema}_{layer}.db").glob(prefix + "*")
+    ):
+        name = f"{layer}.{folder.name}"
+        if folder_entries(folder) - armed.scratch.get(name, frozenset()):
+            found.append(name)
+    return found
+
+
+@dataclass(frozen=True)
+class KillPoint:
+    """A point of a batch, read off the lake's files: `reached` says what it saw
+    (None until then); `held`, on the lake of the killed child, whether the kill
+    did land at that point (the files that would show the point passed are absent)."""
+
+    name: str
+    description: str
+    reached: Callable[[Work, LakeState], str | None]
+    held: Callable[[Work, LakeState, str], bool]
+
+
+DWD = "dwd.dwd_billing_events"
+DWS = "dws.dws_spend_hourly"
+
+
+def _first(found: list[str]) -> str | None:
+    return found[0] if found else None
+
+
+def _pending_point(
+    name: str, description: str, table: str, action: str, states: tuple[str, ...]
+) -> KillPoint:
+    def reached(work: Work, armed: LakeState) -> str | None:
+        return _first(
+            [f"{table} {p}" for p in new_pending(work, armed, table, action) if p.endswith(states)]
+        )
+
+    def held(work: Work, armed: LakeState, seen: str) -> bool:
+        instant = seen.split(" ")[-1].split(".")[0]
+        return any(p.split(".")[0] == instant for p in new_pending(work, armed, table, action))
+
+    return KillPoint(name, description, reached, held)
+
+
+def _between_layers(work: Work, armed: LakeState) -> str | None:
+    written = scratch_written(work, armed, "dws", "dws_spend_hourly__lakehouse_")
+    if written and not any(
+        new_pending(work, armed, DWD, a) for a in ("deltacommit", "compaction", "clean")
+    ):
+        return written[0]
+    return None
+
+
+POINTS: dict[str, KillPoint] = {
+    point.name: point
+    for point in [
+        KillPoint(
+            "before_dwd_commit",
+            "DWD staged its batch (scratch dwd_billing_events__lakehouse_batch written), no commit begun",
+            lambda work, armed: _first(
+                scratch_written(work, armed, "dwd", "dwd_billing_events__lakehouse_batch")
+            ),
+            lambda work, armed, seen: (
+                not new_completed(work, armed, DWD)
+                and not new_pending(work, armed, DWD, "deltacommit")
+            ),
+        ),
+        _pending_point(
+            "during_dwd_commit",
+            "a delta commit of dwd_billing_events in flight",
+            DWD,
+            "deltacommit",
+            ("inflight",),
+        ),
+        _pending_point(
+            "during_compaction",
+            "an inline compaction of dwd_billing_events in flight",
+            DWD,
+            "compaction",
+            ("inflight",),
+        ),
+        _pending_point(
+            "during_clean",
+            "a clean of dwd_billing_events planned or in flight",
+            DWD,
+            "clean",
+            ("requested", "inflight"),
+        ),
+        KillPoint(
+            "between_layers",
+            "DWD's write done, DWS begun reading it (a dws_spend_hourly scratch written), no DWS commit",
+            _between_layers,
+            lambda work, armed, seen: (
+                not new_completed(work, armed, DWS) and not new_pending(work, armed, DWS, "commit")
+            ),
+        ),
+    ]
+}
+
+
+def in_flight(work: Work, armed: LakeState | None = None, running: str | None = None) -> list[str]:
+    """What a lake shows in flight: every pending instant (marked when it was
+    pending already when armed, i.e. left by an earlier kill), and the scratch
+    folders of the `running` model (schema.name) written since armed."""
+    state = lake_state(work)
+    found = []
+    for table, pending in sorted(state.pending.items()):
+        for instant, (action, status) in sorted(pending.items()):
+            old = armed is not None and instant in armed.pending.get(table, {})
+            found.append(
+                f"{table} {instant}.{action}.{status}"
+                + (" (left by an earlier kill)" if old else "")
+            )
+    if armed is not None and running:
+        model = running.split(".")[-1] + "__lakehouse_"
+        for name, entries in sorted(state.scratch.items()):
+            if name.split(".")[-1].startswith(model) and entries - armed.scratch.get(
+                name, frozenset()
+            ):
+                found.append(f"scratch {name} written")
+    return found
+
+
+RUNNING = re.compile(r"\d+ of \d+ START (?:\S+ )*?(?:model|file|test) (\S+) ")
+
+
+def running_node(output: str) -> str | None:
+    """The node dbt started last, by its console lines."""
+    started = RUNNING.findall(output)
+    return started[-1] if started else None
+
+
+class Child:
+    """warehouse_batches.py on a work folder, in a process group of its own,
+    with its output in a file of the work folder."""
+
+    def __init__(self, work: Work, first: int, last: int, *options: str, tag: str) -> None:
+        self.work, self.first, self.last = work, first, last
+        self.log = work.root / f"child_{tag}.log"
+        with self.log.open("w") as out:
+            self.process = subprocess.Popen(
+                [sys.executable, str(HELPER), str(work.root), str(first), str(last), *options],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        self.started = time.monotonic()
+
+    def __enter__(self) -> Child:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        # Whatever went wrong in the parent (an error, Ctrl-C), no child outlives it.
+        if self.process.poll() is None:
+            self.kill()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def wait_for(
+        self, condition: Callable[[], str | None], timeout: float, poll: float = 0.01
+    ) -> str | None:
+        """Polls `condition` until it returns what it saw; None if the child ended
+        first. Raises TimeoutError (the child killed) after `timeout` s."""
+        deadline = time.monotonic() + timeout
+        while True:
+            seen = condition()
+            if seen:
+                return seen
+            if self.process.poll() is not None:
+                return condition()  # a last look: the point may have come with the end
+            if time.monotonic() > deadline:
+                self.kill()
+                raise TimeoutError(f"no kill point in {timeout} s")
+            time.sleep(poll)
+
+    def kill(self) -> None:
+        """SIGKILL to the whole group: Python and its Spark JVM at once, as kill -9 of a job."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+
+    def finish(self, timeout: float = 1800) -> int:
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def tail(self, lines: int = 60) -> str:
+        return "\n".join(self.output().splitlines()[-lines:])
+
+    def batches_done(self) -> list[int]:
+        return [int(m.group(1)) for m in DONE.finditer(self.output())]
+
+    def done_times(self) -> dict[int, float]:
+        return {int(m.group(1)): float(m.group(2)) for m in DONE.finditer(self.output())}
+
+    def ready_time(self) -> float | None:
+        found = READY.search(self.output())
+        return float(found.group(1)) if found else None
+
+
+class ChainFailed(Exception):
+    """A child failed, or a kill point was not reached."""
+
+
+@dataclass
+class Kill:
+    label: str  # the kill point's name, or "random"
+    batch: int  # the batch the killed child was building
+    after: float  # seconds from the child's start to the kill
+    seen: str = ""  # what the kill point saw
+    in_flight: list[str] = field(default_factory=list)
+    running: str | None = None
+    held: bool | None = None  # named points: the lake shows the kill at the point
+
+    def describe(self) -> str:
+        held = "" if self.held is None else (" at the point" if self.held else " PAST THE POINT")
+        return (
+            f"{self.label} in batch {self.batch} after {self.after:.1f} s{held}"
+            + (f"; saw {self.seen}" if self.seen else "")
+            + f"; running {self.running or '-'}; in flight: {', '.join(self.in_flight) or 'nothing'}"
+        )
+
+
+class Chain:
+    """Builds batches first..last on one work folder with children that may be
+    killed: each child starts at the first batch not done yet (a killed batch
+    runs again, at once)."""
+
+    def __init__(self, work: Work, last: int, options: list[str], first: int = 1) -> None:
+        self.work, self.last, self.options = work, last, list(options)
+        self.next = first
+        self.kills: list[Kill] = []
+        self.children = 0
+
+    def _start(self, *extra: str) -> Child:
+        self.children += 1
+        return Child(
+            self.work, self.next, self.last, *self.options, *extra, tag=f"{self.children:02d}"
+        )
+
+    def _advance(self, child: Child) -> None:
+        done = child.batches_done()
+        if done:
+            self.next = max(done) + 1
+
+    def kill_at(self, point: KillPoint, timeout: float = 1200) -> Kill:
+        """A child killed at `point`; fails if it ends first."""
+        if self.next > self.last:
+            raise ChainFailed(f"no batch left to kill at {point.name}")
+        armed = lake_state(self.work)
+        with self._start() as child:
+            try:
+                seen = child.wait_for(lambda: point.reached(self.work, armed), timeout)
+            except TimeoutError as exc:
+                raise ChainFailed(f"{point.name}: {exc}:\n{child.tail()}") from exc
+            if child.process.poll() is not None:
+                raise ChainFailed(
+                    f"the run ended (exit {child.process.returncode}) before {point.name} "
+                    f"({point.description}):\n{child.tail()}"
+                )
+            child.kill()
+        running = running_node(child.output())
+        kill = Kill(
+            point.name,
+            self.next + len(child.batches_done()),
+            child.elapsed(),
+            seen,
+            in_flight(self.work, armed, running),
+            running,
+            point.held(self.work, armed, seen),
+        )
+        self._advance(child)
+        self.kills.append(kill)
+        return kill
+
+    def kill_after(self, delay: float) -> Kill | None:
+        """A child killed `delay` s after its start; None if it ended before."""
+        if self.next > self.last:
+            return None
+        armed = lake_state(self.work)
+        with self._start() as child:
+            try:
+                child.finish(timeout=delay)
+            except subprocess.TimeoutExpired:  # still running: finish() killed it
+                pass
+        if child.process.returncode == -signal.SIGKILL:
+            running = running_node(child.output())
+            kill = Kill(
+                "random",
+                self.next + len(child.batches_done()),
+                child.elapsed(),
+                "",
+                in_flight(self.work, armed, running),
+                running,
+            )
+            self._advance(child)
+            self.kills.append(kill)
+            return kill
+        if child.process.returncode != 0:
+            raise ChainFailed(f"a run failed before its random kill:\n{child.tail()}")
+        self._advance(child)
+        return None
+
+    def finish(self, *extra: str) -> Child:
+        """Runs the batches left (none: just the extra work, e.g. --digest) to the end."""
+        first = min(self.next, self.last)
+        self.children += 1
+        with Child(
+            self.work, first, self.last, *self.options, *extra, tag=f"{self.children:02d}"
+        ) as child:
+            if child.finish() != 0:
+                raise ChainFailed(f"the run after the kills failed:\n{child.tail()}")
+        self.next = self.last + 1
+        return child
+
+
+def compare_digests(
+    expected: dict[str, tuple[int, int]], actual: dict[str, tuple[int, int]]
+) -> list[str]:
+    """The tables whose rows differ, as readable lines (empty: equal)."""
+    problems = []
+    for table in sorted(set(expected) | set(actual)):
+        if table not in actual:
+            problems.append(f"{table}: missing (reference {expected[table][0]} rows)")
+        elif table not in expected:
+            problems.append(f"{table}: not in the reference ({actual[table][0]} rows)")
+        elif expected[table] != actual[table]:
+            problems.append(
+                f"{table}: {actual[table][0]} rows, hash {actual[table][1]}; "
+                f"reference {expected[table][0]} rows, hash {expected[table][1]}"
+            )
+    return problems
+
+
+def check_landed(work: Work, landed: dict[str, int]) -> list[str]:
+    """Each landed file of the append feeds against its rows in ODS (lost: fewer; read twice: more)."""
+    on_disk = landed_line_counts(work.landing)
+    problems = []
+    for path in sorted(set(on_disk) | set(landed)):
+        lines, rows = on_disk.get(path), landed.get(path, 0)
+        if lines is None:
+            problems.append(f"{path}: {rows} rows in ODS, no such landed file")
+        elif rows != lines:
+            problems.append(
+                f"{path}: {lines} lines landed, {rows} rows in ODS"
+                + (" (read twice)" if rows > lines else " (lost)")
+            )
+    return problems
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("work", type=Path)
+    parser.add_argument("first", type=int)
+    parser.add_argument("last", type=int)
+    parser.add_argument("--vars", default="{}", help="project vars (JSON) for every build")
+    parser.add_argument(
+        "--no-tests", action="store_true", help="leave the data tests out of each build"
+    )
+    parser.add_argument("--digest", action="store_true")
+    args = parser.parse_args()
+    work = Work(args.work)
+    os.environ["ADLAKE_LANDING_DIR"] = str(work.landing.resolve())
+
+    from dbt.cli.main import dbtRunner
+
+    ready = []
+
+    def on_event(event) -> None:
+        if not ready and event.info.name == "NodeStart":
+            ready.append(True)
+            print(f"spark ready in {time.monotonic() - STARTED:.1f} s", flush=True)
+
+    for batch in range(args.first, args.last + 1):
+        land_batch(work.generated, work.landing, batch)
+        command = [
+            "build",
+            "--project-dir",
+            str(REPO),
+            "--profiles-dir",
+            str(work.profiles),
+            "--target-path",
+            str(work.root / "target"),
+            "--log-path",
+            str(work.root / "logs"),
+            "--vars",
+            args.vars,
+        ]
+        if args.no_tests:
+            command += ["--exclude-resource-type", "test"]
+        result = dbtRunner(callbacks=[on_event]).invoke(command)
+        if not result.success:
+            print(f"batch {batch} failed: {result.exception}", flush=True)
+            sys.exit(1)
+        print(f"batch {batch} done in {time.monotonic() - STARTED:.1f} s", flush=True)
+    if args.digest:
+        print_digest(work)
+
+
+if __name__ == "__main__":
+    main()
