@@ -59,16 +59,16 @@ class LakehouseAdapter(SparkAdapter):
 
     def __init__(self, config, mp_context) -> None:  # type: ignore[no-untyped-def]
         super().__init__(config, mp_context)
-        self.lake = LakeMetadata(self._rows)
-        self.change_read_planner = ChangeReadPlanner(
-            self.lake, self._columns_of, self.scratch_identifier
+        self._lake = LakeMetadata(self._rows)
+        self._change_reads = ChangeReadPlanner(
+            self._lake, self._columns_of, self.scratch_identifier
         )
         self._hudi_configs: dict[tuple[str, str], HudiTableConfig] = {}
         # What each table model with skip_unchanged is built from (unchanged_builds).
-        self._builds = BuildRecords(self.lake)
+        self._builds = BuildRecords(self._lake)
         # Per table this invocation wrote, its latest commit before the write,
         # for data tests scoped to what changed (test_scope).
-        self._written = WrittenTables(self.lake)
+        self._written = WrittenTables(self._lake)
         # Incremental models whose SQL said, as it compiled, that it has
         # nothing new to read (lake_nothing_to_read).
         self._nothing_to_read: set[str] = set()
@@ -118,7 +118,7 @@ class LakehouseAdapter(SparkAdapter):
     @available
     def hudi_table_settings(self, relation: BaseRelation) -> tuple[dict[str, str], list[str], str]:
         """(catalog table properties, partition columns, location) of an existing table."""
-        return self.lake.table_settings(_name(relation))
+        return self._lake.table_settings(_name(relation))
 
     # --- session settings ------------------------------------------------------
 
@@ -194,10 +194,12 @@ class LakehouseAdapter(SparkAdapter):
         dropped then."""
         if self.config.credentials.concurrency == concurrency.OPTIMISTIC:
             return None
-        pending = recovery.pending_metadata_compactions(self.lake.metadata_table_timeline(location))
+        pending = recovery.pending_metadata_compactions(
+            self._lake.metadata_table_timeline(location)
+        )
         if not pending:
             return None
-        self.lake.drop_metadata_table(_name(relation))
+        self._lake.drop_metadata_table(_name(relation))
         return (
             f"{relation}: its metadata table had compaction {', '.join(pending)} left pending by a "
             "writer that died; the metadata table was dropped and this write rebuilds it."
@@ -211,7 +213,7 @@ class LakehouseAdapter(SparkAdapter):
         written there in overwrite mode, so files a killed run left behind are
         replaced instead of blocking every later run (LOCATION_ALREADY_EXISTS)."""
         schema, identifier = _parts(relation)
-        return f"{self.lake.schema_location(schema)}/{identifier.lower()}"
+        return f"{self._lake.schema_location(schema)}/{identifier.lower()}"
 
     @available
     def scratch_identifier(self, identifier: str, role: str) -> str:
@@ -235,7 +237,7 @@ class LakehouseAdapter(SparkAdapter):
         try:
             # A few, not one: with concurrent writers, the instant requested last
             # need not be the one that completed last.
-            commits = self.lake.completed_commits(table, 10)
+            commits = self._lake.completed_commits(table, 10)
         except Exception as exc:  # Spark's own exception on the embedded session
             if not is_not_hudi(exc):
                 raise
@@ -248,11 +250,11 @@ class LakehouseAdapter(SparkAdapter):
         completed = max(str(c["state_transition_time"]) for c in commits)
         # Instant times are wall-clock times in the table's timeline zone: Hudi's
         # default, LOCAL, is the zone of the JVM that wrote them.
-        props = self.lake.table_properties(table)
+        props = self._lake.table_properties(table)
         if props.get("hoodie.table.timeline.timezone", "LOCAL").upper() == "UTC":
             zone = "UTC"
         else:
-            zone = self.lake.jvm_time_zone()
+            zone = self._lake.jvm_time_zone()
         moment = datetime.strptime(completed[:17], "%Y%m%d%H%M%S%f").replace(tzinfo=ZoneInfo(zone))
         return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
 
@@ -271,25 +273,23 @@ class LakehouseAdapter(SparkAdapter):
         signed: bool = False,
     ) -> ChangeRead:
         """Plan what the model reads of `upstream` in this run (ChangeReadPlanner.plan)."""
-        return self.change_read_planner.plan(
+        return self._change_reads.plan(
             model, this, upstream, mode, incremental, on_gap, stage, signed
         )
 
     @available
     def change_reads(self, model: dict[str, Any]) -> list[ChangeRead]:
-        return self.change_read_planner.reads(model)
+        return self._change_reads.reads(model)
 
     @available
     def position_settings(self, model: dict[str, Any]) -> dict[str, str]:
         """Session settings that put the consumed positions (and, for a table
         model that skips unchanged builds, what it is built from) into the next commit."""
-        return self.change_read_planner.position_settings(
-            model, self._builds.commit_metadata(model)
-        )
+        return self._change_reads.position_settings(model, self._builds.commit_metadata(model))
 
     @available
     def skipped_write_positions(self, model: dict[str, Any]) -> dict[str, str]:
-        return self.change_read_planner.skipped_write_positions(model)
+        return self._change_reads.skipped_write_positions(model)
 
     @available
     def changed_keys_sql(self, read: ChangeRead, keys: list[str]) -> str:
