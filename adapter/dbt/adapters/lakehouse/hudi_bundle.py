@@ -147,12 +147,6 @@ def _scala_of(jars_dir: Path) -> str | None:
     return None
 
 
-def spark_and_scala_version() -> tuple[str, str]:
-    """(Spark major.minor, Scala binary version) of the installed pyspark."""
-    bundle = installed_bundle()
-    return bundle.spark, bundle.scala
-
-
 def artifact_id() -> str:
     return installed_bundle().artifact_id
 
