@@ -21,6 +21,8 @@ FULL_BUILDS_ONLY = {
     "relationships_dwd_billing_events_ad_id__ad_id__ref_ods_ads_",
     "relationships_dwd_billing_events_billing_type__billing_type__ref_billing_types_",
     "accepted_values_dwd_billing_events_billing_type__CPC__CPM__oCPM",
+    "unique_dwd_account_labels_account_id",
+    "not_null_columns_dwd_account_labels_account_id__account_name__agency_name__industry",
 }
 
 
