@@ -16,13 +16,20 @@ def process_tree(pid: int) -> list[int]:
         current = todo.pop()
         found.append(current)
         for task in Path(f"/proc/{current}/task").glob("*/children"):
-            todo += [int(child) for child in task.read_text().split()]
+            try:
+                todo += [int(child) for child in task.read_text().split()]
+            except FileNotFoundError:  # the task ended after it was listed
+                continue
     return found
 
 
 def _socket_inodes(pid: int) -> set[str]:
     inodes = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except FileNotFoundError:  # the process ended after the tree was listed
+        return inodes
+    for fd in fds:
         try:
             target = os.readlink(fd)
         except OSError:  # closed meanwhile
