@@ -235,9 +235,7 @@ class LakehouseAdapter(SparkAdapter):
         ('YYYY-MM-DD HH:MM:SS.ffffff'); None if nothing was ever committed to it."""
         table = _name(relation)
         try:
-            # A few, not one: with concurrent writers, the instant requested last
-            # need not be the one that completed last.
-            commits = self._lake.completed_commits(table, 10)
+            latest = self._lake.latest_commit(table)
         except Exception as exc:  # Spark's own exception on the embedded session
             if not is_not_hudi(exc):
                 raise
@@ -245,9 +243,9 @@ class LakehouseAdapter(SparkAdapter):
                 f"Source freshness without a loaded_at_field reads the table's Hudi timeline, "
                 f"and {relation} is not a Hudi table. Give the source a loaded_at_field."
             ) from exc
-        if not commits:
+        if latest is None:
             return None
-        completed = max(str(c["state_transition_time"]) for c in commits)
+        completed = latest.completed
         # Instant times are wall-clock times in the table's timeline zone: Hudi's
         # default, LOCAL, is the zone of the JVM that wrote them.
         props = self._lake.table_properties(table)

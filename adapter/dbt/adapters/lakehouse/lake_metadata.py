@@ -47,21 +47,27 @@ class LakeMetadata:
         return list(self._query(f"call show_commits(table => '{table}', limit => {limit})"))
 
     def latest_commit(self, table: str) -> LatestCommit | None:
-        """None when nothing was ever committed, or the table is not Hudi."""
-        try:
-            commits = self.completed_commits(table, 10)
-        except Exception as exc:  # Spark's own exception on the embedded session
-            if is_not_hudi(exc):
-                return None
-            raise
+        """None when nothing was ever committed; Spark's error when the table
+        is not Hudi (see latest_commit_if_hudi)."""
+        # A few, not one: an older instant (a compaction, another writer's
+        # commit) may have completed after the newest one.
+        commits = self.completed_commits(table, 10)
         if not commits:
             return None
-        # Listed newest instant first; an older instant (a compaction) may
-        # have completed after a newer one.
+        # Listed newest instant first.
         return LatestCommit(
             instant=str(commits[0]["commit_time"]),
             completed=max(str(c["state_transition_time"]) for c in commits),
         )
+
+    def latest_commit_if_hudi(self, table: str) -> LatestCommit | None:
+        """latest_commit, and None for a table that is not Hudi."""
+        try:
+            return self.latest_commit(table)
+        except Exception as exc:  # Spark's own exception on the embedded session
+            if is_not_hudi(exc):
+                return None
+            raise
 
     def cleaned_before(self, table: str) -> str | None:
         """The instant before which the cleaner may have removed file slices

@@ -64,7 +64,7 @@ class BuildRecords:
             return None
         instants: dict[str, str | None] = {}
         for table in tables:
-            latest = self._metadata.latest_commit(table)
+            latest = self._metadata.latest_commit_if_hudi(table)
             instants[table] = latest.instant if latest else None
         noted = built_from(code, model.get("config", {}), instants)
         if noted is not None:

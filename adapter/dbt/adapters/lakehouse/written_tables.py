@@ -33,7 +33,7 @@ class WrittenTables:
         when it completed); this write's rows come from the commits after it."""
         if table in self._since:
             return
-        latest = None if created else self._metadata.latest_commit(table)
+        latest = None if created else self._metadata.latest_commit_if_hudi(table)
         self._since[table] = test_scope.Since(latest.instant, latest.completed) if latest else None
 
     def written_after(self, table: str) -> test_scope.Since | None:
