@@ -96,4 +96,12 @@ if [ ! -f "$SCHEMA/SOURCE" ]; then
   rm -rf "$SCHEMA" && mkdir -p "$(dirname "$SCHEMA")" && mv "$scratch/postgres" "$SCHEMA"
   rm -rf "$scratch"
 fi
+# Spark Connect's server module for the installed pyspark (adlake.servers.spark_server
+# start connect): pyspark's pip package carries the client only.
+CONNECT=org.apache.spark:spark-connect_2.12:$("$VENV/bin/python" -c 'import pyspark; print(pyspark.__version__)')
+connect_jar=$JARS/spark-connect_2.12-${CONNECT##*:}.jar
+if [ ! -f "$connect_jar" ]; then
+  echo "setup: fetching $CONNECT into $JARS"
+  mvn_copy "$CONNECT" "$JARS"
+fi
 echo "setup: ready ($("$VENV/bin/python" -c 'import pyspark, dbt.version as v; print("pyspark", pyspark.__version__, "dbt-core", v.__version__)'), $(ls $JARS | paste -sd " " -))"

@@ -1,100 +1,307 @@
-"""Start and stop a Spark Thrift server, from the installed pyspark, with Hudi.
+"""Spark Thrift and Spark Connect servers, from the installed pyspark, with Hudi.
 
-The server gets the same Hudi settings as the adapter's embedded session (one
-definition: `hudi_session_conf`), its own lake folder (the embedded Derby
-metastore admits one JVM at a time) and binds to 127.0.0.1 only: the Thrift port
-(hive.server2.thrift.bind.host) and the driver's own ports (spark.driver.bindAddress,
-from hudi_session_conf for a local master).
+    python -m adlake.servers.spark_server start thrift  [--port 10000] [--dir .lake-thrift]
+    python -m adlake.servers.spark_server start connect [--port 15002] [--dir .lake-connect]
+    python -m adlake.servers.spark_server status|stop thrift|connect [--dir ...]
 
-    python -m adlake.servers.spark_server start --port 10000 --lake-dir .lake-thrift
-    python -m adlake.servers.spark_server stop --lake-dir .lake-thrift
+Options of `start`: `--master spark://127.0.0.1:7077` runs the server's work on
+a cluster (adlake.servers.cluster; default: local[2] inside the server);
+`--catalog DIR` uses the shared Hive catalog that adlake.servers.catalog runs
+in DIR (default: a Derby metastore in the server's folder, which no other
+application may open); `--token-env NAME` (Connect only) requires the token
+held in that environment variable and serves TLS, on `--bind` (default
+127.0.0.1).
 
-(or `adlake-thrift-server start|stop ...`).
+Each server gets the adapter's own Hudi settings (`hudi_session_conf`) and
+binds its driver to 127.0.0.1. The Thrift server listens on 127.0.0.1 only
+(hive.server2.thrift.bind.host). Spark 3.5's Connect server cannot be bound to
+one address and checks no one, so it loads an interceptor
+(java/LoopbackOrTokenInterceptor.java, compiled here against the Connect jar)
+that admits loopback clients only, and, with a token, only calls that carry it;
+the TLS front (tls_front.py) is then the way in for remote clients.
 
-`start` returns once the server accepts connections and writes its process id
-to <lake-dir>/thrift.pid; `stop` ends that process.
+`start` returns once the server answers on its port (the TLS front's too),
+with the process id in <dir>/<kind>.pid, what it serves in <dir>/<kind>.json,
+its log in <dir>/logs/<kind>.log. The server's settings, which may hold the
+catalog's password, go in <dir>/<kind>.properties (mode 0600), never on its
+command line. `stop` ends the front and the server by their process ids.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyspark
 
 from adlake import ROOT
+from adlake.servers import catalog, tls_front
 from dbt.adapters.lakehouse import hudi_bundle
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
 
-THRIFT_MAIN = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
+MAINS = {
+    "thrift": "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
+    "connect": "org.apache.spark.sql.connect.service.SparkConnectServer",
+}
+DEFAULT_PORTS = {"thrift": 10000, "connect": 15002}
+LOOPBACK = "127.0.0.1"
+JARS_DIR = ROOT / ".cache" / "jars"
+GUARD_SOURCE = Path(__file__).with_name("java") / "LoopbackOrTokenInterceptor.java"
+GUARD_CLASS = "adlake.connect.LoopbackOrTokenInterceptor"
+# The variable the interceptor reads the token from, in the server's own
+# environment (readable by its user only, unlike its command line).
+SERVER_TOKEN_ENV = "LAKEHOUSE_CONNECT_TOKEN"
 
 # Servers this process started, so stop() can reap them (a test starts and
 # stops its server in one process; an unreaped child lingers as a zombie).
-_children: dict = {}
+_children: dict[int, subprocess.Popen] = {}
 
 
-def pid_file(lake_dir: Path) -> Path:
-    return lake_dir / "thrift.pid"
+class ServerError(Exception):
+    """A server that cannot start, with what to do about it."""
 
 
-def port_open(port: int) -> bool:
+@dataclass(frozen=True)
+class Files:
+    """Where a server of one kind keeps its things, in its folder."""
+
+    root: Path
+    kind: str
+
+    @property
+    def pid(self) -> Path:
+        return self.root / f"{self.kind}.pid"
+
+    @property
+    def front_pid(self) -> Path:
+        return self.root / f"{self.kind}-tls.pid"
+
+    @property
+    def state(self) -> Path:
+        return self.root / f"{self.kind}.json"
+
+    @property
+    def properties(self) -> Path:
+        return self.root / f"{self.kind}.properties"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "logs" / f"{self.kind}.log"
+
+    @property
+    def front_log(self) -> Path:
+        return self.root / "logs" / f"{self.kind}-tls.log"
+
+    @property
+    def tls(self) -> Path:
+        return self.root / "tls"
+
+
+def default_dir(kind: str) -> Path:
+    return ROOT / f".lake-{kind}"
+
+
+def port_open(port: int, host: str = LOOPBACK) -> bool:
     with socket.socket() as sock:
         sock.settimeout(1)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
+        return sock.connect_ex((host, port)) == 0
 
 
-def start(port: int, lake_dir: Path, timeout: float = 180) -> int:
-    lake_dir = lake_dir.resolve()
-    lake_dir.mkdir(parents=True, exist_ok=True)
-    if port_open(port):
-        raise SystemExit(f"port {port} is already in use on 127.0.0.1")
-    spark_home = Path(pyspark.__file__).parent
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((LOOPBACK, 0))
+        return int(sock.getsockname()[1])
+
+
+def connect_jar() -> Path:
+    jar = JARS_DIR / f"spark-connect_2.12-{pyspark.__version__}.jar"
+    if not jar.exists():
+        raise ServerError(f"{jar} is missing: run `make setup` (it fetches Spark Connect's server)")
+    return jar
+
+
+def guard_jar() -> Path:
+    """The interceptor, compiled against the Connect jar's shaded gRPC when
+    its source is newer than the jar."""
+    jar = JARS_DIR / "adlake-connect-guard.jar"
+    if jar.exists() and jar.stat().st_mtime >= GUARD_SOURCE.stat().st_mtime:
+        return jar
+    with tempfile.TemporaryDirectory() as classes:
+        for cmd in (
+            ["javac", "-d", classes, "-cp", str(connect_jar()), str(GUARD_SOURCE)],
+            ["jar", "cf", str(jar), "-C", classes, "."],
+        ):
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise ServerError(f"{' '.join(cmd[:2])} failed:\n{done.stderr}")
+    return jar
+
+
+def server_conf(kind: str, root: Path, master: str, catalog_dir: Path | None) -> dict[str, str]:
+    """The server's Spark settings: the embedded session's Hudi settings, on
+    the driver's class path (the Thrift server's query threads do not see
+    --jars), with the shared catalog's when there is one."""
     jar = hudi_bundle.locate(cache_dir=ROOT / hudi_bundle.DEFAULT_CACHE_DIR)
-    conf = hudi_session_conf(lake_dir, jar, "local[2]")
-    # The Thrift server's query threads do not see --jars: the bundle must be
-    # on the driver's own class path, or `USING hudi` is not found.
+    conf = hudi_session_conf(root, jar, master)
     conf.pop("spark.jars")
-    conf["spark.driver.extraClassPath"] = str(jar)
-    cmd = [str(spark_home / "bin" / "spark-submit"), "--class", THRIFT_MAIN]
-    for key, value in conf.items():
-        cmd += ["--conf", f"{key}={value}"]
-    cmd += [
-        "--hiveconf",
-        f"hive.server2.thrift.port={port}",
-        "--hiveconf",
-        "hive.server2.thrift.bind.host=127.0.0.1",
-        "spark-internal",
-    ]
-    env = dict(os.environ, SPARK_HOME=str(spark_home), SPARK_LOCAL_IP="127.0.0.1")
-    log = open(lake_dir / "thrift.log", "w")
-    process = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=lake_dir)
-    pid_file(lake_dir).write_text(str(process.pid))
+    classpath = [str(jar)]
+    if kind == "connect":
+        classpath += [str(connect_jar()), str(guard_jar())]
+        conf["spark.connect.grpc.interceptor.classes"] = GUARD_CLASS
+    if catalog_dir is not None:
+        shared = catalog.spark_conf(catalog_dir)
+        classpath.append(shared.pop("spark.driver.extraClassPath"))
+        conf.update(shared)
+    conf["spark.driver.extraClassPath"] = os.pathsep.join(classpath)
+    # A cluster's executors run on this machine: the same file.
+    conf["spark.executor.extraClassPath"] = str(jar)
+    conf["spark.app.name"] = f"adlake-{kind}"
+    # The driver on loopback whatever the master: the cluster is local too.
+    conf["spark.driver.bindAddress"] = LOOPBACK
+    conf["spark.driver.host"] = LOOPBACK
+    if not master.startswith("local"):
+        conf["spark.executor.memory"] = "2g"
+    return conf
+
+
+def _write_private(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+
+
+def _properties(conf: dict[str, str]) -> str:
+    # Java properties: backslashes doubled; keys here hold no '=' or ':'.
+    return "".join(f"{key}={value.replace(chr(92), chr(92) * 2)}\n" for key, value in conf.items())
+
+
+def _alive(pid: int) -> bool:
+    child = _children.get(pid)
+    if child is not None:
+        return child.poll() is None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _spawn(cmd: list[str], env: dict[str, str], log: Path, pid_file: Path) -> subprocess.Popen:
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=pid_file.parent
+        )
+    pid_file.write_text(str(process.pid))
     _children[process.pid] = process
+    return process
+
+
+def _wait_listening(process: subprocess.Popen, port: int, host: str, log: Path, timeout: float):
     deadline = time.time() + timeout
     while time.time() < deadline:
         if process.poll() is not None:
-            raise SystemExit(
-                f"Thrift server exited with {process.returncode}; see {lake_dir / 'thrift.log'}"
+            raise ServerError(f"exited with {process.returncode}; see {log}")
+        if port_open(port, host):
+            return
+        time.sleep(0.5)
+    raise ServerError(f"did not listen on {host}:{port} within {timeout:.0f} s; see {log}")
+
+
+def start(
+    kind: str,
+    port: int,
+    directory: Path,
+    *,
+    master: str = "local[2]",
+    catalog_dir: Path | None = None,
+    token_env: str | None = None,
+    bind: str = LOOPBACK,
+    timeout: float = 240,
+) -> int:
+    """Start a server; returns its process id once it answers."""
+    files = Files(directory.resolve(), kind)
+    files.root.mkdir(parents=True, exist_ok=True)
+    running = status(kind, files.root)
+    if running and running["alive"]:
+        raise ServerError(f"a {kind} server already runs from {files.root} (pid {running['pid']})")
+    token = _token(kind, token_env, bind)
+    if port_open(port, LOOPBACK):
+        raise ServerError(f"port {port} is already in use on {LOOPBACK}")
+    conf = server_conf(kind, files.root, master, catalog_dir)
+    served = free_port() if token else port  # behind the TLS front, a port of its own
+    if kind == "connect":
+        conf["spark.connect.grpc.binding.port"] = str(served)
+    _write_private(files.properties, _properties(conf))
+    spark_home = Path(pyspark.__file__).parent
+    cmd = [str(spark_home / "bin" / "spark-submit"), "--class", MAINS[kind]]
+    cmd += ["--properties-file", str(files.properties)]
+    if kind == "thrift":
+        cmd += ["--hiveconf", f"hive.server2.thrift.port={port}"]
+        cmd += ["--hiveconf", f"hive.server2.thrift.bind.host={bind}"]
+    cmd.append("spark-internal")
+    env = dict(os.environ, SPARK_HOME=str(spark_home), SPARK_LOCAL_IP=LOOPBACK)
+    env.pop(SERVER_TOKEN_ENV, None)
+    if token:
+        env[SERVER_TOKEN_ENV] = token
+    process = _spawn(cmd, env, files.log, files.pid)
+    state = {"kind": kind, "pid": process.pid, "port": port, "master": master}
+    state |= {
+        "catalog": str(catalog_dir) if catalog_dir else None,
+        "bind": bind,
+        "tls": bool(token),
+    }
+    files.state.write_text(json.dumps(state, indent=2) + "\n")
+    try:
+        _wait_listening(process, served, LOOPBACK, files.log, timeout)
+        if token:
+            cert, key = tls_front.make_certificate(files.tls, [bind])
+            front = _spawn(
+                [sys.executable, "-m", "adlake.servers.tls_front"]
+                + ["--listen", f"{bind}:{port}", "--upstream", f"{LOOPBACK}:{served}"]
+                + ["--cert", str(cert), "--key", str(key)],
+                {k: v for k, v in os.environ.items() if k != token_env},
+                files.front_log,
+                files.front_pid,
             )
-        if port_open(port):
-            return process.pid
-        time.sleep(1)
-    stop(lake_dir)
-    raise SystemExit(f"Thrift server did not listen on {port} within {timeout:.0f} s")
+            _wait_listening(front, port, bind, files.front_log, 30)
+    except ServerError as exc:
+        stop(kind, files.root)
+        raise ServerError(f"the {kind} server {exc}") from exc
+    return process.pid
 
 
-def stop(lake_dir: Path, timeout: float = 30) -> None:
-    path = pid_file(lake_dir.resolve())
-    if not path.exists():
+def _token(kind: str, token_env: str | None, bind: str) -> str | None:
+    if token_env is None:
+        if bind != LOOPBACK:
+            raise ServerError(
+                f"--bind {bind}: a server without a token listens on {LOOPBACK} only; "
+                "give it one with --token-env (Connect)"
+            )
+        return None
+    if kind != "connect":
+        raise ServerError("--token-env is for the Connect server (the Thrift server takes none)")
+    token = os.environ.get(token_env, "")
+    if not token:
+        raise ServerError(f"--token-env {token_env}: that environment variable is unset or empty")
+    return token
+
+
+def _terminate(pid_file: Path, timeout: float) -> None:
+    if not pid_file.exists():
         return
-    pid = int(path.read_text())
-    path.unlink()
+    pid = int(pid_file.read_text())
+    pid_file.unlink()
     child = _children.pop(pid, None)
     try:
         os.kill(pid, signal.SIGTERM)
@@ -114,18 +321,61 @@ def stop(lake_dir: Path, timeout: float = 30) -> None:
         pass
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description="Spark Thrift server with Hudi, on 127.0.0.1")
-    parser.add_argument("action", choices=["start", "stop"])
-    parser.add_argument("--port", type=int, default=10000)
-    parser.add_argument("--lake-dir", type=Path, default=ROOT / ".lake-thrift")
-    args = parser.parse_args()
-    if args.action == "start":
-        print(
-            f"Thrift server listening on 127.0.0.1:{args.port}, pid {start(args.port, args.lake_dir)}"
-        )
-    else:
-        stop(args.lake_dir)
+def stop(kind: str, directory: Path, timeout: float = 30) -> None:
+    files = Files(directory.resolve(), kind)
+    _terminate(files.front_pid, timeout)
+    _terminate(files.pid, timeout)
+
+
+def status(kind: str, directory: Path) -> dict | None:
+    """What the server in `directory` serves, and whether it is alive; None
+    when none was started there."""
+    files = Files(directory.resolve(), kind)
+    if not files.state.exists() or not files.pid.exists():
+        return None
+    state = json.loads(files.state.read_text())
+    state["alive"] = _alive(int(files.pid.read_text()))
+    state["log"] = str(files.log)
+    return dict(state)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Spark Thrift or Connect server with Hudi")
+    parser.add_argument("action", choices=["start", "stop", "status"])
+    parser.add_argument("kind", choices=sorted(MAINS))
+    parser.add_argument("--dir", type=Path, help="the server's folder (default .lake-<kind>)")
+    parser.add_argument("--port", type=int, help="default 10000 (thrift), 15002 (connect)")
+    parser.add_argument("--master", default="local[2]", help="e.g. spark://127.0.0.1:7077")
+    parser.add_argument("--catalog", type=Path, help="a shared catalog's folder")
+    parser.add_argument("--token-env", help="Connect: the variable holding the token")
+    parser.add_argument("--bind", default=LOOPBACK, help="Connect with a token: TLS address")
+    args = parser.parse_args(argv)
+    directory = args.dir or default_dir(args.kind)
+    try:
+        if args.action == "start":
+            port = args.port or DEFAULT_PORTS[args.kind]
+            pid = start(
+                args.kind,
+                port,
+                directory,
+                master=args.master,
+                catalog_dir=args.catalog,
+                token_env=args.token_env,
+                bind=args.bind,
+            )
+            print(
+                f"{args.kind} server on {args.bind}:{port}, pid {pid}, log {Files(directory.resolve(), args.kind).log}"
+            )
+        elif args.action == "stop":
+            stop(args.kind, directory)
+        else:
+            state = status(args.kind, directory)
+            print(json.dumps(state, indent=2) if state else f"no {args.kind} server in {directory}")
+            return 0 if state and state["alive"] else 3
+    except (ServerError, catalog.CatalogError) as exc:
+        print(f"spark_server: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -8,11 +8,12 @@ from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 from dbt.adapters.contracts.connection import AdapterResponse, Connection, ConnectionState
-from dbt.adapters.spark.connections import SparkConnectionManager, SparkConnectionMethod
+from dbt.adapters.spark.connections import SparkConnectionManager
 from dbt.adapters.spark.session import SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import embedded_session
+from dbt.adapters.lakehouse import connect_session, embedded_session
+from dbt.adapters.lakehouse.credentials import LakehouseMethod
 from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError
 
 if TYPE_CHECKING:
@@ -32,10 +33,20 @@ WRITE_CONFLICT = "HoodieWriteConflictException"
 READS_TABLE_CHANGES = re.compile(r"\bhudi_table_changes\s*\(", re.IGNORECASE)
 VECTORIZED_PARQUET = "spark.sql.parquet.enableVectorizedReader"
 
+THRIFT_HOW_TO = (
+    "Start a Spark Thrift server with the Hudi bundle and its SQL extension and catalog, e.g. "
+    "`$SPARK_HOME/sbin/start-thriftserver.sh --driver-class-path hudi-spark3.5-bundle_2.12-1.2.0.jar "
+    "--conf spark.sql.extensions=org.apache.spark.sql.hudi.HoodieSparkSessionExtension --conf "
+    "spark.sql.catalog.spark_catalog=org.apache.spark.sql.hudi.catalog.HoodieCatalog` "
+    "(in the adlake project: `python -m adlake.servers.spark_server start thrift`), "
+    "or correct host and port in the profile."
+)
+
 
 def child_session(connection: Connection) -> Any | None:
-    """The connection's own child Spark session on the embedded method (its
-    configuration can be read and set without a statement); None on a server."""
+    """The connection's own Spark session (a child session of the embedded
+    one, or a Spark Connect session), whose configuration can be read and set
+    without a statement; None on Thrift."""
     return getattr(getattr(connection.handle, "handle", None), "session", None)
 
 
@@ -101,7 +112,16 @@ class LakehouseConnectionManager(SparkConnectionManager):
         if connection.state == ConnectionState.OPEN:
             return connection
         creds = connection.credentials
-        if creds.method != SparkConnectionMethod.SESSION:
+        if creds.method == LakehouseMethod.CONNECT:
+            remote = connect_session.ConnectConnection(creds, creds.server_side_parameters)
+            connection.handle = connect_session.ConnectConnectionWrapper(remote)
+            connection.state = ConnectionState.OPEN
+            return connection
+        if creds.method == LakehouseMethod.THRIFT:
+            connect_session.check_reachable(
+                creds.host, creds.port, creds.connect_timeout, "Spark Thrift server", THRIFT_HOW_TO
+            )
+        if creds.method != LakehouseMethod.SESSION:
             return super().open(connection)
         try:
             root = embedded_session.root_session(

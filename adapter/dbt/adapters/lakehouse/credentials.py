@@ -1,10 +1,13 @@
-"""Profile fields of `type: lakehouse`: dbt-spark's, plus the embedded session's."""
+"""Profile fields of `type: lakehouse`: dbt-spark's, plus the embedded
+session's and Spark Connect's."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
 
-from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
+from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import concurrency
@@ -23,8 +26,24 @@ RUNTIME_DEFAULTS = {
 }
 
 
+class LakehouseMethod(StrEnum):
+    """dbt-spark's methods (equal to its own enum's members, as strings), and
+    Spark Connect."""
+
+    THRIFT = "thrift"
+    HTTP = "http"
+    ODBC = "odbc"
+    SESSION = "session"
+    CONNECT = "connect"
+
+
+# Spark Connect's own default port.
+CONNECT_PORT = 15002
+
+
 @dataclass
 class LakehouseCredentials(SparkCredentials):
+    method: LakehouseMethod = None  # type: ignore[assignment]
     # The embedded session needs no host; dbt-spark requires one, so default it.
     host: str | None = None
     # Where the embedded session keeps its warehouse and Derby metastore.
@@ -43,9 +62,20 @@ class LakehouseCredentials(SparkCredentials):
     # spark_conf points the catalog at a shared metastore, else single_writer.
     concurrency: str | None = None
     lock_provider: str = "filesystem"
+    # method: connect, with use_ssl or a token (which implies TLS): the PEM
+    # file of the certificate authority that signed the server's certificate
+    # (a self-signed certificate is its own). Default: the system's roots.
+    tls_ca_file: str | None = None
+
+    @classmethod
+    def __pre_deserialize__(cls, data: Any) -> Any:
+        data = super().__pre_deserialize__(data)
+        if data.get("method") == LakehouseMethod.CONNECT:
+            data.setdefault("port", CONNECT_PORT)
+        return data
 
     def __post_init__(self) -> None:
-        if self.method == SparkConnectionMethod.SESSION and not self.host:
+        if self.method == LakehouseMethod.SESSION and not self.host:
             self.host = "embedded"
         super().__post_init__()
         self.spark_conf = {str(k): str(v) for k, v in self.spark_conf.items()}
@@ -70,6 +100,7 @@ class LakehouseCredentials(SparkCredentials):
             "method",
             "host",
             "port",
+            "use_ssl",
             "schema",
             "lake_dir",
             "master",

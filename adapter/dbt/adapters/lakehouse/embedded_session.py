@@ -199,23 +199,24 @@ def root_session(
             logger.debug(f"Starting embedded Spark ({master}), lake {lake}, Hudi bundle {jar}")
             session = builder.enableHiveSupport().getOrCreate()
             session.sparkContext.setLogLevel("ERROR")
-        _check_hudi_enabled(session)
+        check_hudi_enabled(session)
         return session
 
 
-def _check_hudi_enabled(session: Any) -> None:
+def check_hudi_enabled(session: Any, what: str = "An active Spark session") -> None:
     extensions = session.conf.get("spark.sql.extensions", "") or ""
     if HUDI_EXTENSION not in extensions:
         raise DbtRuntimeError(
-            "An active Spark session was started without the Hudi extension "
+            f"{what} was started without the Hudi extension "
             f"(spark.sql.extensions={extensions!r}). Stop it, or start it with "
             f"spark.sql.extensions={HUDI_EXTENSION} and "
             f"spark.sql.catalog.spark_catalog={HUDI_CATALOG}."
         )
 
 
-class EmbeddedCursor(spark_session.Cursor):
-    """dbt-spark's session cursor, on one connection's child session.
+class SessionCursor(spark_session.Cursor):
+    """dbt-spark's session cursor, on one connection's own Spark session: a
+    child session of the embedded one, or a Spark Connect session.
 
     dbt-spark's runs every statement on the process's root session
     (`SparkSession.builder.getOrCreate()`), where a `SET hoodie.*` for one
@@ -247,5 +248,5 @@ class EmbeddedConnection(spark_session.Connection):
         for key, value in runtime_conf.items():
             self.session.conf.set(key, value)
 
-    def cursor(self) -> EmbeddedCursor:
-        return EmbeddedCursor(self.session)
+    def cursor(self) -> SessionCursor:
+        return SessionCursor(self.session)

@@ -1,0 +1,155 @@
+"""`method: thrift` and `method: connect` against real servers with Hudi: the
+adapter's features (merge-on-read upserts with an ordering field, change
+reads, inline compaction, per-model `hoodie.*` settings, the CALL procedures)
+work the same on both, and a server that is not there fails fast."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from adlake.servers import spark_server
+from tests.adapter.functional.security.sockets import listening
+from tests.adapter.functional.targets.servers import query, server_profile
+from tests.dbt_harness import completed_instants, read_properties
+
+METHODS = ["thrift", "connect"]
+
+
+@pytest.fixture(scope="module", params=METHODS)
+def server(request, tmp_path_factory):
+    yield from _server(request.param, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=["session", *METHODS])
+def target(request, tmp_path_factory, lake_dir):
+    """Each method: the embedded session (no server), then each server."""
+    if request.param == "session":
+        yield "session", None, lake_dir
+    else:
+        yield from _server(request.param, tmp_path_factory)
+
+
+def _server(method, tmp_path_factory):
+    lake = tmp_path_factory.mktemp(f"{method}_lake")
+    port = spark_server.free_port()
+    spark_server.start(method, port, lake)
+    yield method, port, lake
+    spark_server.stop(method, lake)
+    assert spark_server.status(method, lake) is None
+
+
+EVENTS = """
+    {{ config(materialized='incremental', table_type='mor', unique_key='id',
+              precombine_key='version', compaction={'delta_commits': 2}) }}
+    select id, version, version * 100 as cost
+    from (values (1, {{ var('v') }}), (2, {{ var('v') }}), (3, {{ var('v') }}),
+                 (4, 5 - {{ var('v') }})) as t(id, version)
+"""
+# The same table, built beside EVENTS (threads: 2), whose writes only plan
+# compactions: EVENTS' inline compaction settings must stay on EVENTS'
+# connection, and lake_compact runs the plans.
+QUIET = EVENTS.replace("'delta_commits': 2}", "'delta_commits': 2, 'mode': 'schedule'}")
+CHANGES = """
+    {{ config(materialized='incremental', unique_key='id', precombine_key='version') }}
+    select id, version, cost from {{ lake_changes(ref('events')) }} as changes
+"""
+
+
+def test_lake_features(project, target):
+    method, port, lake = target
+    if method != "session":
+        project.write("profiles.yml", server_profile(method, port, project.schema, threads=2))
+    project.model("events", EVENTS)
+    project.model("quiet", QUIET)
+    project.model("events_changes", CHANGES)
+    # Each run updates every id (log files, which compaction merges); id 4
+    # comes at an older version each time, late, and keeps its first.
+    for version in (1, 2, 3):
+        project.dbt("run", "--vars", f"{{v: {version}}}")
+
+    def table(name):
+        return lake / "warehouse" / f"{project.schema}.db" / name
+
+    def rows(name):
+        sql = f"select id, version, cost from {project.schema}.{name}"
+        return (
+            sorted(tuple(r) for r in project.rows(sql))
+            if port is None
+            else sorted(query(method, port, sql))
+        )
+
+    def actions(name):
+        return [action for _, _, action in completed_instants(table(name))]
+
+    props = read_properties(table("events") / ".hoodie" / "hoodie.properties")
+    assert props["hoodie.table.type"] == "MERGE_ON_READ"
+    assert props["hoodie.table.ordering.fields"] == "version"
+    assert rows("events") == [(1, 3, 300), (2, 3, 300), (3, 3, 300), (4, 4, 400)]
+    # The compaction that two delta commits trigger (inline), on events only.
+    assert actions("events")[:3] == ["deltacommit", "deltacommit", "commit"], actions("events")
+    assert actions("quiet") == ["deltacommit"] * 3
+    assert list((table("quiet") / ".hoodie" / "timeline").glob("*.compaction.requested"))
+    # The change read took each of events' commits once.
+    assert rows("events_changes") == rows("events")
+    assert len(actions("events_changes")) == 3
+
+    # CALL procedures: compaction, cleaning, rollback.
+    project.dbt("run-operation", "lake_compact", "--args", "{model: quiet}")
+    assert sorted(actions("quiet")) == ["commit"] + ["deltacommit"] * 3
+    bad = completed_instants(table("events_changes"))[-1][0]
+    project.dbt(
+        "run-operation", "lake_rollback", "--args", f"{{model: events_changes, instant: '{bad}'}}"
+    )
+    assert rows("events_changes") == [(1, 2, 200), (2, 2, 200), (3, 2, 200), (4, 4, 400)]
+    assert "rollback" in actions("events_changes")
+    project.dbt("run-operation", "lake_clean", "--args", "{model: events}")
+
+
+def test_server_not_running_fails_fast(project, server):
+    method, _, _ = server
+    port = spark_server.free_port()  # nothing listens there
+    project.write("profiles.yml", server_profile(method, port, project.schema))
+    project.model("one", "select 1 as id")
+    started = time.monotonic()
+    result = project.dbt("run", expect_ok=False)
+    waited = time.monotonic() - started
+    message = str(result.exception or result.result)
+    assert f"127.0.0.1:{port}" in message, message
+    assert f"spark_server start {method}" in message, message
+    # Not a timing assertion on Spark work: the client's own default would
+    # retry for ten minutes; fail-fast means well under that.
+    assert waited < 120, waited
+
+
+def other_address() -> str | None:
+    """This machine's address on its network (not loopback), if it has one."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("203.0.113.1", 9))  # a route is chosen; no packet is sent
+        except OSError:
+            return None
+        address = probe.getsockname()[0]
+    return None if address.startswith("127.") else address
+
+
+def test_server_admits_loopback_clients_only(server):
+    method, port, _ = server
+    pid = spark_server.status(method, server[2])["pid"]
+    bound = listening(pid)
+    if method == "thrift":
+        # Every socket of the JVM (Thrift port, driver RPC, block manager) on loopback.
+        assert {address for address, _ in bound} == {"127.0.0.1"}, bound
+        return
+    # Spark 3.5's Connect server listens on every interface (no setting binds
+    # it); every other socket of its JVM is on loopback, and the interceptor
+    # turns away a client that is not.
+    assert ("::", port) in bound or ("0.0.0.0", port) in bound, bound
+    assert {address for address, p in bound if p != port} == {"127.0.0.1"}, bound
+    address = other_address()
+    if address is None:
+        pytest.skip("no network address besides loopback to connect from")
+    with pytest.raises(Exception, match="loopback clients only"):
+        query(method, port, "select 1", host=address)
