@@ -82,7 +82,10 @@ def _channel_builder(creds: LakehouseCredentials) -> Any:
 
 def _first_call_error(exc: Exception, creds: LakehouseCredentials) -> DbtRuntimeError:
     """The first request's failure, said in the profile's terms."""
-    message = str(exc)
+    details, code = getattr(exc, "details", None), getattr(exc, "code", None)
+    message = str(details() if callable(details) else exc)  # a gRPC error's own text
+    if callable(code):
+        message = f"{code().name}: {message}"
     where = f"the Spark Connect server at {creds.host}:{creds.port}"
     if "UNAUTHENTICATED" in message or "token" in message.lower():
         return DbtRuntimeError(
