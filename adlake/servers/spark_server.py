@@ -162,8 +162,9 @@ def server_conf(kind: str, root: Path, master: str, catalog_dir: Path | None) ->
         classpath.append(shared.pop("spark.driver.extraClassPath"))
         conf.update(shared)
     conf["spark.driver.extraClassPath"] = os.pathsep.join(classpath)
-    # A cluster's executors run on this machine: the same file.
-    conf["spark.executor.extraClassPath"] = str(jar)
+    # A cluster's executors run on this machine: the same files. They run
+    # the server's code too (Connect's plans ship its lambdas).
+    conf["spark.executor.extraClassPath"] = conf["spark.driver.extraClassPath"]
     conf["spark.app.name"] = f"adlake-{kind}"
     # The driver on loopback whatever the master: the cluster is local too.
     conf["spark.driver.bindAddress"] = LOOPBACK

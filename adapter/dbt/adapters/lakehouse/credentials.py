@@ -93,17 +93,12 @@ class LakehouseCredentials(SparkCredentials):
     def type(self) -> str:
         return "lakehouse"
 
-    # What `dbt debug` prints. Never the fields that can carry a secret:
-    # token, password, connection_string_suffix, spark_conf, server_side_parameters.
+    # What `dbt debug` prints: the method's own fields. Never the fields that
+    # can carry a secret: token, password, connection_string_suffix,
+    # spark_conf, server_side_parameters.
     def _connection_keys(self) -> tuple[str, ...]:
-        return (
-            "method",
-            "host",
-            "port",
-            "use_ssl",
-            "schema",
-            "lake_dir",
-            "master",
-            "concurrency",
-            "lock_provider",
-        )
+        if self.method == LakehouseMethod.SESSION:
+            return ("method", "schema", "lake_dir", "master", "concurrency", "lock_provider")
+        if self.method == LakehouseMethod.CONNECT:
+            return ("method", "host", "port", "use_ssl", "tls_ca_file", "schema", "concurrency")
+        return ("method", "host", "port", "user", "use_ssl", "schema", "concurrency")

@@ -1,0 +1,344 @@
+"""The warehouse on each execution target, built from the same data, its ADS
+tables compared row by row.
+
+    python -m adlake.runner.targets [--targets local,thrift,connect,thrift-cluster,connect-cluster]
+                                    [--batches 3] [--events 20000] [--seed 7] [--catalog] [--work DIR]
+
+(or `adlake-targets ...`).
+
+Targets: `local` (the embedded session, as `make run`), `thrift` and `connect`
+(a Spark Thrift or Spark Connect server with Hudi, started here by
+adlake.servers.spark_server), and `thrift-cluster`, `connect-cluster` (the same
+servers as the drivers of a local standalone cluster of two workers,
+adlake.servers.cluster). For each target, in order, it lands the batches one
+by one and runs one `dbt build` per batch (the last one checks whole tables),
+then `dbt test`; checks the warehouse's totals against the generator's truth;
+and keeps the rows of every ADS table. Then it compares each target's ADS
+tables with the first target's, row by row, and prints a line per target.
+
+With --catalog, the servers share one Hive catalog on PostgreSQL
+(adlake.servers.catalog) and one warehouse folder, each target in a schema of
+its own (w_<target>): while the Connect target builds, the Thrift server (the
+BI readers' way in) reads the same ADS tables after every batch and must see
+what the Connect session sees.
+
+Everything this starts (servers, cluster, catalog) it stops, by process id,
+whatever happens. It exits non-zero on a failed build or test, a total that
+differs from the truth, or an ADS table that differs between targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import yaml
+
+from adlake.generator import generate
+from adlake.landing import land_batch
+from adlake.runner.warehouse import Builds, tally, work_args
+from adlake.servers import catalog, cluster, spark_server
+
+TARGETS = ("local", "thrift", "connect", "thrift-cluster", "connect-cluster")
+ADS_TABLES = (
+    "ads_spend_by_customer",
+    "ads_spend_by_industry",
+    "ads_today_vs_yesterday",
+    "ads_top_advertisers_today",
+)
+
+Query = Callable[[str], list[tuple]]
+
+
+class TargetFailed(Exception):
+    pass
+
+
+def method_of(target: str) -> str:
+    return {"local": "session"}.get(target, target.removesuffix("-cluster"))
+
+
+def profile(target: str, work: Path, schema: str, port: int | None) -> dict:
+    """One target's profile output, as a user would write it."""
+    method = method_of(target)
+    output: dict = {"type": "lakehouse", "method": method, "schema": schema, "threads": 4}
+    if method == "session":
+        output["lake_dir"] = str(work / "lake")
+    else:
+        output |= {"host": "127.0.0.1", "port": port, "connect_retries": 0}
+        if method == "thrift":
+            output["user"] = "dbt"
+    return output
+
+
+def write_profile(folder: Path, output: dict) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    text = yaml.safe_dump({"adlake": {"target": "t", "outputs": {"t": output}}})
+    (folder / "profiles.yml").write_text(text)
+
+
+def query_function(method: str, port: int | None) -> Query:
+    """Rows of a query, on the target's own engine: the embedded session dbt
+    started in this process, or a new session on the server."""
+    if method == "session":
+        from pyspark.sql import SparkSession
+
+        def embedded(sql: str) -> list[tuple]:
+            # A child session: fresh file listings, as a reader would see them.
+            session = SparkSession.builder.getOrCreate().newSession()
+            return [tuple(row) for row in session.sql(sql).collect()]
+
+        return embedded
+    if method == "thrift":
+
+        def thrift(sql: str) -> list[tuple]:
+            from pyhive import hive
+
+            with hive.connect(host="127.0.0.1", port=port, username="reader") as conn:
+                cursor = conn.cursor()
+                cursor.execute(sql)
+                return [tuple(row) for row in cursor.fetchall()]
+
+        return thrift
+
+    def connect(sql: str) -> list[tuple]:
+        from pyspark.sql.connect.session import SparkSession as RemoteSession
+
+        session = RemoteSession(connection=f"sc://127.0.0.1:{port}")
+        session.client.disable_reattachable_execute()
+        try:
+            return [tuple(row) for row in session.sql(sql).collect()]
+        finally:
+            session.client._channel.close()  # not close(): see the adapter's connect_session
+
+    return connect
+
+
+def ads_rows(query: Query, schema: str) -> dict[str, list[tuple]]:
+    """Every ADS table's rows, sorted, each value as text: the Thrift client
+    returns dates, timestamps and decimals as text, the Spark clients as
+    Python objects whose text is the same. Hudi's _hoodie_* columns (commit
+    times, file names) are each run's own, so they are left out."""
+    found = {}
+    for table in ADS_TABLES:
+        name = f"{schema}_ads.{table}"
+        columns = [str(row[0]) for row in query(f"show columns in {name}")]
+        own = ", ".join(f"`{c}`" for c in columns if not c.startswith("_hoodie_"))
+        found[table] = sorted(
+            tuple(None if v is None else str(v) for v in row)
+            for row in query(f"select {own} from {name}")
+        )
+    return found
+
+
+def totals(query: Query, schema: str) -> dict:
+    spend, events = query(
+        f"select (select coalesce(sum(spend_micros), 0) from {schema}_ads.ads_spend_by_industry), "
+        f"(select count(*) from {schema}_dwd.dwd_billing_events)"
+    )[0]
+    return {"cost_micros": int(spend), "events": int(events)}
+
+
+class Servers:
+    """The servers the targets need, each started once, all stopped at the end."""
+
+    def __init__(self, stack: ExitStack, work: Path, catalog_dir: Path | None) -> None:
+        self.stack, self.work, self.catalog_dir = stack, work, catalog_dir
+        self.ports: dict[str, int] = {}
+        self.master: str | None = None
+
+    def cluster_master(self) -> str:
+        if self.master is None:
+            folder = self.work / "cluster"
+            self.master = cluster.start(folder)["master_url"]
+            self.stack.callback(cluster.stop, folder)
+        return self.master
+
+    def port(self, target: str) -> int:
+        if target not in self.ports:
+            method = method_of(target)
+            master = self.cluster_master() if target.endswith("-cluster") else "local[2]"
+            folder = self.work / "servers" / target
+            port = spark_server.free_port()
+            spark_server.start(method, port, folder, master=master, catalog_dir=self.catalog_dir)
+            self.stack.callback(spark_server.stop, method, folder)
+            self.ports[target] = port
+        return self.ports[target]
+
+
+def build_target(
+    target: str,
+    work: Path,
+    generated: Path,
+    batches: int,
+    truth: list[dict],
+    servers: Servers,
+    schema: str,
+    watch: Callable[[int], None] | None = None,
+) -> dict:
+    """Lands and builds every batch on `target`, then `dbt test`; returns its
+    figures and ADS rows."""
+    method = method_of(target)
+    folder = work / target
+    for sub in ("lake", "landing", "target", "logs"):
+        shutil.rmtree(folder / sub, ignore_errors=True)
+    port = None if method == "session" else servers.port(target)
+    write_profile(folder / "profiles", profile(target, folder, schema, port))
+    landing = folder / "landing"
+    os.environ["ADLAKE_LANDING_DIR"] = str(landing)
+    builds = Builds(work_args(folder))
+    query = query_function(method, port)
+    seconds = []
+    for batch in range(1, batches + 1):
+        land_batch(generated, landing, batch)
+        started = time.perf_counter()
+        result = builds.build("full" if batch == batches else "changed")
+        seconds.append(time.perf_counter() - started)
+        found = totals(query, schema)
+        if found != {k: truth[batch - 1][k] for k in found}:
+            raise TargetFailed(f"{target}: batch {batch} totals {found} differ from the truth")
+        print(
+            f"{target}: batch {batch}/{batches} built [{tally(result)}] in {seconds[-1]:.1f} s, "
+            "totals equal the truth",
+            flush=True,
+        )
+        if watch is not None:
+            watch(batch)
+    tested = builds.build("full", command="test")
+    print(f"{target}: dbt test [{tally(tested)}]", flush=True)
+    return {"seconds": seconds, "ads": ads_rows(query, schema), "tests": tally(tested)}
+
+
+def compare(reference: dict[str, list[tuple]], other: dict[str, list[tuple]]) -> list[str]:
+    """Tables whose rows differ, with the first differing row."""
+    differences = []
+    for table, rows in reference.items():
+        theirs = other[table]
+        if rows != theirs:
+            first = next(
+                (i for i, (a, b) in enumerate(zip(rows, theirs, strict=False)) if a != b),
+                min(len(rows), len(theirs)),
+            )
+            differences.append(
+                f"{table}: {len(rows)} rows against {len(theirs)}; first difference at row "
+                f"{first}: {rows[first] if first < len(rows) else '-'} against "
+                f"{theirs[first] if first < len(theirs) else '-'}"
+            )
+    return differences
+
+
+@contextmanager
+def shared_catalog(folder: Path | None) -> Iterator[Path | None]:
+    """A catalog started in `folder` (None: no catalog), stopped afterwards."""
+    if folder is None:
+        yield None
+        return
+    catalog.start(folder)
+    os.environ[catalog.PASSWORD_ENV] = catalog.password(folder)
+    try:
+        yield folder
+    finally:
+        catalog.stop(folder)
+
+
+def run(
+    targets: list[str],
+    work: Path,
+    batches: int = 3,
+    events: int = 20_000,
+    seed: int = 7,
+    catalog_dir: Path | None = None,
+) -> dict:
+    """Builds the warehouse on each target; returns each target's figures and
+    the differences from the first; raises TargetFailed on any failure.
+    With `catalog_dir`, the servers share a catalog run from that folder
+    (which PostgreSQL's account must reach: see adlake.servers.catalog)."""
+    generated = work / "generated"
+    truth = generate(generated, seed=seed, events=events, batches=batches, force=True)["batches"]
+    results: dict[str, dict] = {}
+    # The servers stop (the stack) before the catalog they use.
+    with shared_catalog(catalog_dir), ExitStack() as stack:
+        servers = Servers(stack, work, catalog_dir)
+        for target in targets:
+            schema = f"w_{target.replace('-', '_')}" if catalog_dir else "adlake"
+            watch = None
+            if catalog_dir and method_of(target) == "connect":
+                watch = bi_reader_check(servers, target, schema)
+            results[target] = build_target(
+                target, work, generated, batches, truth, servers, schema, watch
+            )
+    reference = targets[0]
+    for target in targets:
+        results[target]["differences"] = compare(results[reference]["ads"], results[target]["ads"])
+    return results
+
+
+def bi_reader_check(servers: Servers, target: str, schema: str) -> Callable[[int], None]:
+    """After each batch of a Connect target: the Thrift server, on the same
+    catalog, must read the same ADS rows as the Connect session."""
+    thrift_port = servers.port("thrift")
+    reader, writer = (
+        query_function("thrift", thrift_port),
+        query_function("connect", servers.port(target)),
+    )
+
+    def check(batch: int) -> None:
+        seen, written = ads_rows(reader, schema), ads_rows(writer, schema)
+        if seen != written:
+            raise TargetFailed(
+                f"batch {batch}: the Thrift server reads other ADS rows than {target}"
+            )
+        print(f"{target}: batch {batch}: the Thrift server reads the same ADS rows", flush=True)
+
+    return check
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--targets", default="local,thrift,connect,thrift-cluster,connect-cluster")
+    parser.add_argument("--batches", type=int, default=3)
+    parser.add_argument("--events", type=int, default=20_000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--catalog", action="store_true", help="servers share a PostgreSQL catalog")
+    parser.add_argument("--work", type=Path, help="default: a new temporary folder")
+    parser.add_argument("--json", type=Path, help="write each target's figures here")
+    args = parser.parse_args(argv)
+    targets = [t.strip() for t in args.targets.split(",") if t.strip()]
+    unknown = sorted(set(targets) - set(TARGETS))
+    if unknown or not targets:
+        parser.error(f"unknown target(s) {unknown}; choose from {', '.join(TARGETS)}")
+    work = (args.work or Path(tempfile.mkdtemp(prefix="adlake-targets-"))).resolve()
+    catalog_dir = None
+    if args.catalog:
+        # Under /tmp: run by root, PostgreSQL runs as another account, which
+        # must reach the folder.
+        catalog_dir = Path(tempfile.mkdtemp(prefix="adlake-catalog-"))
+        catalog_dir.chmod(0o755)
+    try:
+        results = run(targets, work, args.batches, args.events, args.seed, catalog_dir)
+    except TargetFailed as exc:
+        print(f"targets: {exc}")
+        return 1
+    finally:
+        if catalog_dir is not None:
+            shutil.rmtree(catalog_dir, ignore_errors=True)
+    print(f"\n{'target':<16} {'s per batch':>24}  ADS against {targets[0]}")
+    for target, figures in results.items():
+        per_batch = ", ".join(f"{s:.0f}" for s in figures["seconds"])
+        verdict = "; ".join(figures["differences"]) or "identical, row by row"
+        print(f"{target:<16} {per_batch:>24}  {verdict}")
+    if args.json:
+        serial = {t: {k: v for k, v in f.items() if k != "ads"} for t, f in results.items()}
+        args.json.write_text(json.dumps(serial, indent=2) + "\n")
+    return 1 if any(f["differences"] for f in results.values()) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
