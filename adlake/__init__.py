@@ -6,9 +6,11 @@ at the repository's root.
 - `adlake.landing`: lands a generated batch the way a producer should
   (`python -m adlake.landing`);
 - `adlake.runner`: the warehouse built batch by batch (`warehouse`, what
-  `make run` runs) and continuous mode (`continuous`);
-- `adlake.servers`: a Spark Thrift server with Hudi (`spark_server`) and a
-  shared Hive catalog on PostgreSQL (`catalog`);
+  `make run` runs), continuous mode (`continuous`), and on every execution
+  target, compared (`targets`);
+- `adlake.servers`: Spark Thrift and Connect servers with Hudi
+  (`spark_server`, with `tls_front`), a local standalone cluster (`cluster`)
+  and a shared Hive catalog on PostgreSQL (`catalog`);
 - `adlake.bench`: benchmarks, the soak and the batch profiler;
 - `adlake.timeline`: a Hudi table's instants, read from its timeline files.
 
