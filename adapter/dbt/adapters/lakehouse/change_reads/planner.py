@@ -10,7 +10,7 @@ put the consumed positions into the model's own commit.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from dbt_common.exceptions import CompilationError
@@ -18,12 +18,48 @@ from dbt_common.exceptions import CompilationError
 from dbt.adapters.lakehouse.change_reads import ranges
 from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead, Timeline
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
+from dbt.adapters.lakehouse.relation_configs.table_layout import (
+    HOODIE_KEYS,
+    HUDI_TABLE_TYPES,
+    TableLayout,
+)
 
 # Instants of an upstream: its whole active timeline (Hudi keeps at most
 # hoodie.keep.max.commits = 30 by default).
 TIMELINE_SCAN = 1000
 # Hudi copies write options with the prefix into the commit's extra metadata.
 COMMIT_META_PREFIX_SETTING = "hoodie.datasource.write.commitmeta.key.prefix"
+
+
+# Hudi's merge mode that lets the latest write win, whatever its ordering value.
+COMMIT_TIME_ORDERING = "COMMIT_TIME_ORDERING"
+
+
+def returns_lost_writes(properties: Mapping[str, str]) -> bool:
+    """Whether a Hudi table's incremental (latest_state) query can return a
+    write that lost to the record already stored: on a merge-on-read table
+    whose records merge by an ordering field (or by a payload or merge mode
+    other than the latest commit winning), Hudi 1.2 merges a range's log
+    records without the file slice written before the range (see
+    sql.current_records). From the table's catalog properties, as
+    TableLayout.from_table reads them; a copy-on-write table merges as it
+    writes, and its reads are right."""
+    layout = TableLayout.from_table(properties, ())
+    table_type = properties.get("hoodie.table.type") or properties.get(
+        "hoodie.datasource.write.table.type"
+    )
+    if layout.table_type != "mor" and HUDI_TABLE_TYPES.get(str(table_type).upper()) != "mor":
+        return False
+    merge_mode = properties.get("recordMergeMode") or properties.get("hoodie.record.merge.mode")
+    if merge_mode:
+        return merge_mode.upper() != COMMIT_TIME_ORDERING
+    ordering = layout.precombine_key or any(
+        properties.get(key) for key, config in HOODIE_KEYS.items() if config == "precombine_key"
+    )
+    payload = properties.get("payloadClass") or properties.get(
+        "hoodie.datasource.write.payload.class"
+    )
+    return bool(ordering or payload)
 
 
 class ChangeReadPlanner:
@@ -87,6 +123,15 @@ class ChangeReadPlanner:
                     f"Rebuild with `dbt run --full-refresh --select {name}`."
                 )
             read = dataclasses.replace(read, note=f"{note}: reading it in full.")
+        if (
+            mode == "latest_state"
+            and read.is_incremental
+            and returns_lost_writes(self._metadata.table_properties(upstream_name))
+        ):
+            _, partition_columns, _ = self._metadata.table_settings(upstream_name)
+            read = dataclasses.replace(
+                read, check_current=True, partition_columns=tuple(partition_columns)
+            )
         reads = self._reads.setdefault(model["unique_id"], {})
         slot = (upstream_name, mode)
         number = list(reads).index(slot) + 1 if slot in reads else len(reads) + 1

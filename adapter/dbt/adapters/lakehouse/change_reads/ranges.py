@@ -81,6 +81,13 @@ class ChangeRead:
     # query runs, so the changes are read from the upstream once (the run log
     # counts them too); None for reads that are empty or whole-table.
     staged_as: str | None = None
+    # Keep only the changed rows that are the upstream's current records (see
+    # sql.current_records): set for incremental latest_state reads of an
+    # upstream whose incremental query can return a write that lost to the
+    # stored record. Its partition columns limit the check to the partitions
+    # the changes touch.
+    check_current: bool = False
+    partition_columns: tuple[str, ...] = ()
 
     @property
     def is_empty(self) -> bool:

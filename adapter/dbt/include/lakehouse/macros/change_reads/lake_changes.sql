@@ -1,7 +1,9 @@
 {#- `from {{ lake_changes(ref('dwd_billing_events')) }} as changes`: only what the
     upstream Hudi table committed since this model last consumed it, exactly once.
 
-    mode    latest_state (default): the latest version of each changed record;
+    mode    latest_state (default): the latest version of each changed record
+            (a late arrival, older by the upstream's precombine key than the
+            stored version, changed nothing and is not read);
             cdc: one row per change with op, ts_ms and JSON before/after images
             (the upstream needs hoodie.table.cdc.enabled=true).
     on_gap  full (default): if the consumed instant is gone from the upstream's
