@@ -42,9 +42,14 @@ from collections import defaultdict
 from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 from adlake import ROOT
+from adlake.runner.targets import reader_session
 from adlake.runner.warehouse import SCHEMA, Builds, at_least_one, billing_lines, tally
+
+# The profiles' default ports (profiles/profiles.yml), as ADLAKE_<TARGET>_PORT overrides them.
+SERVER_PORTS = {"thrift": 10000, "connect": 15002}
 
 Snapshot = dict[str, tuple[int, int]]  # relative path -> (size, mtime in ns)
 
@@ -186,12 +191,13 @@ def watch(
     full_checks_every: int = 4,
     max_builds: int | None = None,
     stop: Callable[[], bool] | None = None,
+    reader: Callable[[], Any] | None = None,
 ) -> list[dict]:
     """Builds each batch as it lands until `stop()` is true (checked between
     batches and while idle) or `max_builds` builds have run; returns each
-    build's figures."""
-    from pyspark.sql import SparkSession
-
+    build's figures. `reader` gives a session to count the billing lines
+    with (default: a child of the embedded session dbt started here)."""
+    reader = reader or (lambda: reader_session("session", None))
     stop = stop or (lambda: False)
     done: list[dict] = []
     lines_before = None
@@ -209,8 +215,7 @@ def watch(
         started = time.perf_counter()
         result = builds.build("full" if full else "changed")
         build_seconds = time.perf_counter() - started
-        # The session dbt's adapter started here; a child reads fresh listings.
-        lines_after = billing_lines(SparkSession.builder.getOrCreate().newSession(), schema)
+        lines_after = billing_lines(reader(), schema)
         figures = batch_figures(result, new, lines_before, lines_after)
         state.save(landed)
         lines_before = lines_after
@@ -257,7 +262,12 @@ def main() -> None:
     lake.mkdir(parents=True, exist_ok=True)
     stop = StopRequest()
     signal.signal(signal.SIGINT, stop)
-    print(f"watching {landing} (Ctrl-C stops between batches)", flush=True)
+    # The profile's target (ADLAKE_TARGET): on a server, the billing lines
+    # are counted through the server too, never in an embedded JVM here.
+    target = os.environ.get("ADLAKE_TARGET", "local")
+    method = {"local": "session"}.get(target, target)
+    port = os.environ.get(f"ADLAKE_{target.upper()}_PORT", str(SERVER_PORTS.get(target, 0)))
+    print(f"watching {landing} on target {target} (Ctrl-C stops between batches)", flush=True)
     watch(
         landing,
         State(lake / "continuous_state.json"),
@@ -266,6 +276,7 @@ def main() -> None:
         settle=args.settle,
         full_checks_every=args.full_checks_every,
         stop=lambda: stop.requested,
+        reader=lambda: reader_session(method, int(port)),
     )
     print("stopped", flush=True)
 

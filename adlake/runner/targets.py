@@ -121,6 +121,49 @@ def query_function(method: str, port: int | None) -> Query:
     return connect
 
 
+class ThriftReader:
+    """A Spark session look-alike on a Thrift server, for the toolkit's
+    readers that call `.sql(text).collect()` and read rows by name."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def sql(self, text: str) -> ThriftReader._Result:
+        from pyhive import hive
+        from pyspark.sql import Row
+
+        with hive.connect(host="127.0.0.1", port=self.port, username="reader") as conn:
+            cursor = conn.cursor()
+            cursor.execute(text)
+            names = [column[0].split(".")[-1] for column in cursor.description]
+            return self._Result(
+                [Row(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+            )
+
+    class _Result:
+        def __init__(self, rows: list) -> None:
+            self.rows = rows
+
+        def collect(self) -> list:
+            return self.rows
+
+
+def reader_session(method: str, port: int | None):
+    """A session to read the warehouse with, on the target's own engine."""
+    if method == "session":
+        from pyspark.sql import SparkSession
+
+        # The session dbt started in this process; a child reads fresh listings.
+        return SparkSession.builder.getOrCreate().newSession()
+    if method == "thrift":
+        return ThriftReader(int(port or 0))
+    from pyspark.sql.connect.session import SparkSession as RemoteSession
+
+    session = RemoteSession(connection=f"sc://127.0.0.1:{port}")
+    session.client.disable_reattachable_execute()
+    return session
+
+
 def ads_rows(query: Query, schema: str) -> dict[str, list[tuple]]:
     """Every ADS table's rows, sorted, each value as text: the Thrift client
     returns dates, timestamps and decimals as text, the Spark clients as
