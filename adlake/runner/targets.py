@@ -204,16 +204,24 @@ class Servers:
             self.stack.callback(cluster.stop, folder)
         return self.master
 
-    def port(self, target: str) -> int:
+    def port(self, target: str, stack: ExitStack | None = None) -> int:
+        """The port of the target's server, started if it is not running; it
+        stops when `stack` closes (default: at the end of the run). A
+        standalone cluster gives its first application every core: a server
+        on the cluster must stop before the next one can run anything."""
         if target not in self.ports:
             method = method_of(target)
             master = self.cluster_master() if target.endswith("-cluster") else "local[2]"
             folder = self.work / "servers" / target
             port = spark_server.free_port()
             spark_server.start(method, port, folder, master=master, catalog_dir=self.catalog_dir)
-            self.stack.callback(spark_server.stop, method, folder)
             self.ports[target] = port
+            (stack or self.stack).callback(self._stop, target, method, folder)
         return self.ports[target]
+
+    def _stop(self, target: str, method: str, folder: Path) -> None:
+        self.ports.pop(target, None)
+        spark_server.stop(method, folder)
 
 
 def build_target(
@@ -222,7 +230,7 @@ def build_target(
     generated: Path,
     batches: int,
     truth: list[dict],
-    servers: Servers,
+    port: int | None,
     schema: str,
     watch: Callable[[int], None] | None = None,
 ) -> dict:
@@ -232,7 +240,6 @@ def build_target(
     folder = work / target
     for sub in ("lake", "landing", "target", "logs"):
         shutil.rmtree(folder / sub, ignore_errors=True)
-    port = None if method == "session" else servers.port(target)
     write_profile(folder / "profiles", profile(target, folder, schema, port))
     landing = folder / "landing"
     os.environ["ADLAKE_LANDING_DIR"] = str(landing)
@@ -311,26 +318,28 @@ def run(
         servers = Servers(stack, work, catalog_dir)
         for target in targets:
             schema = f"w_{target.replace('-', '_')}" if catalog_dir else "adlake"
-            watch = None
-            if catalog_dir and method_of(target) == "connect":
-                watch = bi_reader_check(servers, target, schema)
-            results[target] = build_target(
-                target, work, generated, batches, truth, servers, schema, watch
-            )
+            with ExitStack() as own:  # this target's server stops after it
+                watch = None
+                if catalog_dir and method_of(target) == "connect":
+                    watch = bi_reader_check(servers, target, schema, own)
+                port = None if target == "local" else servers.port(target, own)
+                results[target] = build_target(
+                    target, work, generated, batches, truth, port, schema, watch
+                )
     reference = targets[0]
     for target in targets:
         results[target]["differences"] = compare(results[reference]["ads"], results[target]["ads"])
     return results
 
 
-def bi_reader_check(servers: Servers, target: str, schema: str) -> Callable[[int], None]:
+def bi_reader_check(
+    servers: Servers, target: str, schema: str, stack: ExitStack
+) -> Callable[[int], None]:
     """After each batch of a Connect target: the Thrift server, on the same
-    catalog, must read the same ADS rows as the Connect session."""
-    thrift_port = servers.port("thrift")
-    reader, writer = (
-        query_function("thrift", thrift_port),
-        query_function("connect", servers.port(target)),
-    )
+    catalog, must read the same ADS rows as the Connect session. (The Thrift
+    server lives on, for a `thrift` target; the Connect one stops with `stack`.)"""
+    reader = query_function("thrift", servers.port("thrift"))
+    writer = query_function("connect", servers.port(target, stack))
 
     def check(batch: int) -> None:
         seen, written = ads_rows(reader, schema), ads_rows(writer, schema)
