@@ -52,3 +52,40 @@ def test_hudi_jar_is_a_profile_field():
         {"method": "session", "schema": "adlake", "hudi_jar": "/opt/jars/hudi.jar"}
     )
     assert creds.hudi_jar == "/opt/jars/hudi.jar"
+
+
+def test_connect_profile_defaults_to_spark_connects_port():
+    creds = LakehouseCredentials.from_dict(
+        {"method": "connect", "host": "spark.example", "schema": "adlake"}
+    )
+    assert creds.method == "connect"
+    assert creds.port == 15002
+    assert not creds.use_ssl and creds.token is None and creds.tls_ca_file is None
+
+
+def test_an_unknown_method_is_refused():
+    import pytest
+    from dbt_common.dataclass_schema import ValidationError
+
+    with pytest.raises(ValidationError, match="sparkconnect"):
+        LakehouseCredentials.validate({"method": "sparkconnect", "host": "h", "schema": "s"})
+
+
+def test_debug_shows_each_methods_own_fields_and_no_secret():
+    connect = LakehouseCredentials.from_dict(
+        {"method": "connect", "host": "h", "schema": "s", "token": "tok-secret", "use_ssl": True}
+    )
+    keys = connect._connection_keys()
+    assert {"host", "port", "use_ssl", "tls_ca_file"} <= set(keys)
+    assert "token" not in keys and "lake_dir" not in keys
+    session = LakehouseCredentials.from_dict({"method": "session", "schema": "s"})
+    assert "lake_dir" in session._connection_keys() and "host" not in session._connection_keys()
+
+
+def test_thrift_polls_a_running_statement_often():
+    # dbt-spark's 5 s would add up to 5 s to each statement still running at
+    # its first look.
+    creds = LakehouseCredentials.from_dict(
+        {"method": "thrift", "host": "h", "port": 10000, "user": "u", "schema": "s"}
+    )
+    assert creds.poll_interval == 0.1
