@@ -45,6 +45,7 @@ import pyspark
 
 from adlake import ROOT
 from adlake.servers import catalog, tls_front
+from adlake.servers.catalog import free_port  # a free port on 127.0.0.1
 from dbt.adapters.lakehouse import hudi_bundle
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
 
@@ -114,12 +115,6 @@ def port_open(port: int, host: str = LOOPBACK) -> bool:
     with socket.socket() as sock:
         sock.settimeout(1)
         return sock.connect_ex((host, port)) == 0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((LOOPBACK, 0))
-        return int(sock.getsockname()[1])
 
 
 def connect_jar() -> Path:
