@@ -1,5 +1,7 @@
 """Which data tests can be scoped to what a run wrote, and the predicate that does it."""
 
+import dataclasses
+
 import pytest
 from dbt_common.exceptions import CompilationError
 
@@ -52,6 +54,15 @@ def test_rows_are_read_incrementally_from_the_completion_time():
     assert scoped == (
         "(select * from hudi_table_changes('s.t', 'latest_state', '20261124101011456') "
         "where (cost > 0)) dbt_subquery"
+    )
+
+
+def test_rows_come_from_the_snapshot_where_the_incremental_read_returns_lost_writes():
+    since = dataclasses.replace(SINCE, incremental_exact=False, partitions="(`d` = 'x')")
+    scoped = test_scope.scoped_relation("s.t", ("rows", []), since, where="cost > 0")
+    assert scoped == (
+        "(select * from s.t where (`d` = 'x') and _hoodie_commit_time > '20261124101010123'"
+        " and (cost > 0)) dbt_subquery"
     )
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dbt.adapters.lakehouse import test_scope
+from dbt.adapters.lakehouse.change_reads.planner import returns_lost_writes
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
 
 # Commits looked at after the noted one: with more, every partition stays in.
@@ -60,6 +61,8 @@ class WrittenTables:
                 )
         elif commits and not later:  # the model wrote nothing: no row to read
             since = dataclasses.replace(since, partitions="false")
+        if later and returns_lost_writes(self._metadata.table_properties(table)):
+            since = dataclasses.replace(since, incremental_exact=False)
         self._since[table] = since
         self._partitions_read.add(table)
         return since
