@@ -24,9 +24,10 @@ unit: setup
 	$(BIN)/pytest tests/adapter/unit -q
 
 # Two test processes, each with its own JVM and lake; a file's tests stay in
-# one process (they share class- and module-level fixtures).
+# one process (they share class- and module-level fixtures); the longest files
+# go first (tests/conftest.py, LONGEST_FIRST).
 test: setup lint
-	$(BIN)/pytest tests -q -rfE -n 2 --dist loadfile --durations=25
+	$(BIN)/pytest tests -q -rfE -n 2 --dist loadfile --no-loadscope-reorder --durations=25
 
 clean:
 	rm -rf .lake target logs

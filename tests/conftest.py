@@ -13,6 +13,30 @@ import pytest
 
 from tests.dbt_harness import DbtProject
 
+# The longest files, longest first (seconds on an idle machine, from CI's
+# --durations). With `-n 2 --dist loadfile --no-loadscope-reorder` each worker
+# takes the next file when it is free: starting with these, no long file is
+# left for the end while the other worker sits idle (xdist's own order puts
+# files with few tests, these, last). Update it when CI's slowest list moves.
+LONGEST_FIRST = [
+    "tests/warehouse/test_killed_warehouse.py",  # ~900
+    "tests/warehouse/test_server_targets.py",  # ~440
+    "tests/toolkit/test_profile_batch_run.py",  # ~300
+    "tests/adapter/functional/crash/test_killed_writer.py",  # ~300
+    "tests/adapter/functional/targets/test_server_methods.py",  # ~250
+    "tests/warehouse/test_soak.py",  # ~240
+    "tests/adapter/functional/targets/test_shared_catalog.py",  # ~200
+    "tests/adapter/functional/targets/test_server_failures.py",  # ~200
+    "tests/warehouse/test_warehouse_build.py",  # ~150
+    "tests/adapter/functional/install/test_wheel_install.py",  # ~130
+    "tests/warehouse/test_continuous.py",  # ~100
+]
+
+
+def pytest_collection_modifyitems(items):
+    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
 
 @pytest.fixture(scope="session")
 def lake_dir(tmp_path_factory) -> Path:

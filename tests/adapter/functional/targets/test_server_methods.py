@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import socket
 import time
+from pathlib import Path
 
 import pytest
 
@@ -18,27 +19,32 @@ from tests.dbt_harness import completed_instants, read_properties
 METHODS = ["thrift", "connect"]
 
 
-@pytest.fixture(scope="module", params=METHODS)
-def server(request, tmp_path_factory):
-    yield from _server(request.param, tmp_path_factory)
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    """One server per method for the whole module, started when a test first
+    needs it (a start costs a JVM's warm-up), all stopped at the end."""
+    started: dict[str, tuple[str, int, Path]] = {}
+
+    def server(method: str) -> tuple[str, int, Path]:
+        if method not in started:
+            lake = tmp_path_factory.mktemp(f"{method}_lake")
+            port = spark_server.free_port()
+            spark_server.start(method, port, lake)
+            started[method] = (method, port, lake)
+        return started[method]
+
+    yield server
+    for method, _, lake in started.values():
+        spark_server.stop(method, lake)
+        assert spark_server.status(method, lake) is None
 
 
 @pytest.fixture(scope="module", params=["session", *METHODS])
-def target(request, tmp_path_factory, lake_dir):
+def target(request, servers, lake_dir):
     """Each method: the embedded session (no server), then each server."""
     if request.param == "session":
-        yield "session", None, lake_dir
-    else:
-        yield from _server(request.param, tmp_path_factory)
-
-
-def _server(method, tmp_path_factory):
-    lake = tmp_path_factory.mktemp(f"{method}_lake")
-    port = spark_server.free_port()
-    spark_server.start(method, port, lake)
-    yield method, port, lake
-    spark_server.stop(method, lake)
-    assert spark_server.status(method, lake) is None
+        return "session", None, lake_dir
+    return servers(request.param)
 
 
 EVENTS = """
@@ -108,8 +114,8 @@ def test_lake_features(project, target):
     project.dbt("run-operation", "lake_clean", "--args", "{model: events}")
 
 
-def test_server_not_running_fails_fast(project, server):
-    method, _, _ = server
+@pytest.mark.parametrize("method", METHODS)
+def test_server_not_running_fails_fast(project, method):
     port = spark_server.free_port()  # nothing listens there
     project.write("profiles.yml", server_profile(method, port, project.schema))
     project.model("one", "select 1 as id")
@@ -135,9 +141,10 @@ def other_address() -> str | None:
     return None if address.startswith("127.") else address
 
 
-def test_server_admits_loopback_clients_only(server):
-    method, port, _ = server
-    pid = spark_server.status(method, server[2])["pid"]
+@pytest.mark.parametrize("method", METHODS)
+def test_server_admits_loopback_clients_only(servers, method):
+    _, port, lake = servers(method)
+    pid = spark_server.status(method, lake)["pid"]
     bound = listening(pid)
     if method == "thrift":
         # Every socket of the JVM (Thrift port, driver RPC, block manager) on loopback.
