@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -31,13 +30,12 @@ from pathlib import Path
 import pyspark
 
 from adlake import ROOT
+from adlake.servers import processes
 from adlake.servers.spark_server import LOOPBACK, free_port, port_open
 
 DEFAULT_DIR = ROOT / ".cache" / "cluster"
 MASTER = "org.apache.spark.deploy.master.Master"
 WORKER = "org.apache.spark.deploy.worker.Worker"
-
-_children: dict[int, subprocess.Popen] = {}
 
 
 class ClusterError(Exception):
@@ -53,16 +51,7 @@ def _spark_class(main: str, args: list[str], log: Path) -> subprocess.Popen:
     env = dict(os.environ, SPARK_HOME=str(spark_home), SPARK_LOCAL_IP=LOOPBACK)
     # No daemon memory beyond what the master and workers need themselves.
     env.setdefault("SPARK_DAEMON_MEMORY", "512m")
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "w") as out:
-        process = subprocess.Popen(
-            [str(spark_home / "bin" / "spark-class"), main, *args],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    _children[process.pid] = process
-    return process
+    return processes.spawn([str(spark_home / "bin" / "spark-class"), main, *args], env, log)
 
 
 def _alive_workers(ui_port: int) -> int:
@@ -125,39 +114,14 @@ def _wait(ready, master: subprocess.Popen, timeout: float, what: str) -> None:
     raise ClusterError(f"{what} did not come up within {timeout:.0f} s")
 
 
-def _end(pid: int, timeout: float) -> None:
-    child = _children.pop(pid, None)
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if child is not None:
-            if child.poll() is not None:
-                return
-        else:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                return
-        time.sleep(0.2)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        return
-    if child is not None:
-        child.wait()
-
-
 def stop(directory: Path = DEFAULT_DIR, timeout: float = 30) -> None:
     path = _state_file(directory.resolve())
     if not path.exists():
         return
     state = json.loads(path.read_text())
     for pid in state["worker_pids"]:
-        _end(pid, timeout)
-    _end(state["master_pid"], timeout)
+        processes.end(pid, timeout)
+    processes.end(state["master_pid"], timeout)
     path.unlink()
 
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -44,7 +43,7 @@ from pathlib import Path
 import pyspark
 
 from adlake import ROOT
-from adlake.servers import catalog, tls_front
+from adlake.servers import catalog, processes, tls_front
 from adlake.servers.catalog import free_port  # a free port on 127.0.0.1
 from dbt.adapters.lakehouse import hudi_bundle
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
@@ -61,10 +60,6 @@ GUARD_CLASS = "adlake.connect.LoopbackOrTokenInterceptor"
 # The variable the interceptor reads the token from, in the server's own
 # environment (readable by its user only, unlike its command line).
 SERVER_TOKEN_ENV = "LAKEHOUSE_CONNECT_TOKEN"
-
-# Servers this process started, so stop() can reap them (a test starts and
-# stops its server in one process; an unreaped child lingers as a zombie).
-_children: dict[int, subprocess.Popen] = {}
 
 
 class ServerError(Exception):
@@ -181,25 +176,9 @@ def _properties(conf: dict[str, str]) -> str:
     return "".join(f"{key}={value.replace(chr(92), chr(92) * 2)}\n" for key, value in conf.items())
 
 
-def _alive(pid: int) -> bool:
-    child = _children.get(pid)
-    if child is not None:
-        return child.poll() is None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 def _spawn(cmd: list[str], env: dict[str, str], log: Path, pid_file: Path) -> subprocess.Popen:
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "w") as out:
-        process = subprocess.Popen(
-            cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=pid_file.parent
-        )
+    process = processes.spawn(cmd, env, log, cwd=pid_file.parent)
     pid_file.write_text(str(process.pid))
-    _children[process.pid] = process
     return process
 
 
@@ -298,23 +277,7 @@ def _terminate(pid_file: Path, timeout: float) -> None:
         return
     pid = int(pid_file.read_text())
     pid_file.unlink()
-    child = _children.pop(pid, None)
-    try:
-        os.kill(pid, signal.SIGTERM)
-        if child is not None:
-            try:
-                child.wait(timeout)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
-            return
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            os.kill(pid, 0)  # raises once the process is gone
-            time.sleep(0.5)
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    processes.end(pid, timeout)
 
 
 def stop(kind: str, directory: Path, timeout: float = 30) -> None:
@@ -330,7 +293,7 @@ def status(kind: str, directory: Path) -> dict | None:
     if not files.state.exists() or not files.pid.exists():
         return None
     state = json.loads(files.state.read_text())
-    state["alive"] = _alive(int(files.pid.read_text()))
+    state["alive"] = processes.alive(int(files.pid.read_text()))
     state["log"] = str(files.log)
     return dict(state)
 

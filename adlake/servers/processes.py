@@ -1,0 +1,61 @@
+"""The processes the server tools start (servers, cluster daemons), and
+stopping one by its process id.
+
+A process started here is remembered, so that stopping it also reaps it: a
+test starts and stops its server in one Python process, and an unreaped
+child would linger as a zombie. A process another command started (`start`
+in one shell, `stop` in the next) is stopped by its id alone.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+_children: dict[int, subprocess.Popen] = {}
+
+
+def spawn(
+    cmd: list[str], env: dict[str, str], log: Path, cwd: Path | None = None
+) -> subprocess.Popen:
+    """Start `cmd` with its output in `log` (created with its folder)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "w") as out:
+        process = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=cwd)
+    _children[process.pid] = process
+    return process
+
+
+def alive(pid: int) -> bool:
+    child = _children.get(pid)
+    if child is not None:
+        return child.poll() is None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def end(pid: int, timeout: float) -> None:
+    """SIGTERM (a JVM runs its shutdown hooks: Spark stops its jobs, a worker
+    its executors), then SIGKILL if it is still there after `timeout` seconds."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        _children.pop(pid, None)
+        return
+    deadline = time.monotonic() + timeout
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if alive(pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    child = _children.pop(pid, None)
+    if child is not None:
+        child.wait()
