@@ -27,7 +27,7 @@ unit: setup
 # one process (they share class- and module-level fixtures); the longest files
 # go first (tests/conftest.py, LONGEST_FIRST).
 test: setup lint
-	$(BIN)/pytest tests -q -rfE -n 2 --dist loadfile --no-loadscope-reorder --durations=25
+	$(BIN)/pytest tests -q -rfE -n 2 --dist loadfile --no-loadscope-reorder --durations=60
 
 clean:
 	rm -rf .lake target logs
