@@ -11,8 +11,8 @@
     Fails with one row per wrong event. An event's ad, campaign and billing
     type are fixed when it is written, so it is a row test (its meta): with
     lakehouse_test_scope: changed it reads only the events this run wrote in
-    dwd_billing_events (written_rows: an incremental read of its commits); a
-    full check also catches a dimension changed since. -#}
+    dwd_billing_events (written_rows: its rows of the build's commits, in the
+    days they wrote); a full check also catches a dimension changed since. -#}
 
 {{ config(meta={'lakehouse_test_scope': 'rows'}) }}
 
