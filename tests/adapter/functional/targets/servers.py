@@ -33,3 +33,14 @@ def query(method: str, port: int, sql: str, host: str = "127.0.0.1") -> list[tup
         return [tuple(row) for row in session.sql(sql).collect()]
     finally:
         session.client._channel.close()  # not close(): see connect_session.py
+
+
+def facts_model(ids: int) -> str:
+    """A merge-on-read model of `ids` rows whose values follow var('run'): a
+    run's write is easy to tell from another's by sum(value)."""
+    return f"""
+    {{{{ config(materialized='incremental', table_type='mor', unique_key='id',
+              precombine_key='run') }}}}
+    select id, {{{{ var('run') }}}} as run, id * {{{{ var('run') }}}} as value
+    from (select explode(sequence(1, {ids})) as id)
+"""

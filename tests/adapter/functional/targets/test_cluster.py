@@ -8,13 +8,9 @@ full comparison (`python -m adlake.runner.targets`) runs thrift-cluster too."""
 from __future__ import annotations
 
 from adlake.servers import cluster, processes, spark_server
-from tests.adapter.functional.targets.servers import query, server_profile
+from tests.adapter.functional.targets.servers import facts_model, query, server_profile
 
-FACTS = """
-    {{ config(materialized='incremental', table_type='mor', unique_key='id', precombine_key='run') }}
-    select id, {{ var('run') }} as run, id * {{ var('run') }} as value
-    from (select explode(sequence(1, 200)) as id)
-"""
+FACTS = facts_model(200)
 
 
 def finished_tasks(log: str) -> int:

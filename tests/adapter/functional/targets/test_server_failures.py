@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from adlake.servers import spark_server
-from tests.adapter.functional.targets.servers import query, server_profile
+from tests.adapter.functional.targets.servers import facts_model, query, server_profile
 from tests.dbt_harness import completed_instants
 
 TOKEN_ENV = "ADLAKE_TEST_CONNECT_TOKEN"
@@ -73,11 +73,7 @@ def test_token_over_tls(project, tmp_path_factory, monkeypatch):
         spark_server.stop("connect", lake)
 
 
-FACTS = """
-    {{ config(materialized='incremental', table_type='mor', unique_key='id', precombine_key='run') }}
-    select id, {{ var('run') }} as run, id * {{ var('run') }} as value
-    from (select explode(sequence(1, 50)) as id)
-"""
+FACTS = facts_model(50)
 
 
 @pytest.mark.parametrize("method", ["thrift", "connect"])
