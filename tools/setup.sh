@@ -104,4 +104,9 @@ if [ ! -f "$connect_jar" ]; then
   echo "setup: fetching $CONNECT into $JARS"
   mvn_copy "$CONNECT" "$JARS"
 fi
+# The docs site's browser test (tests/warehouse/test_docs_site.py): headless
+# Chromium and its WebDriver from Debian's packages, each installed only if
+# missing (Selenium is pointed at /usr/bin/chromedriver, never a downloaded one).
+command -v chromium >/dev/null 2>&1 || apt_install "Chromium (the docs site's browser test)" chromium
+[ -x /usr/bin/chromedriver ] || apt_install "ChromeDriver (the docs site's browser test)" chromium-driver
 echo "setup: ready ($("$VENV/bin/python" -c 'import pyspark, dbt.version as v; print("pyspark", pyspark.__version__, "dbt-core", v.__version__)'), $(ls $JARS | paste -sd " " -))"
