@@ -1,7 +1,9 @@
 {#- A condition on binaryFile's `landed` rows that lets an incremental run of a
-    model reading <landing_dir>/<feed> open only the files it may not have
-    read yet, so that a batch costs what landed since its last run, not the
-    whole folder (which grows with every batch).
+    model reading a landed feed (`relation`, its source, such as
+    source('landing', 'billing_events'): binaryFile.`<landing_dir>/<feed>`)
+    open only the files it may not have read yet, so that a batch costs what
+    landed since its last run, not the whole folder (which grows with every
+    batch).
 
     One listing of the folder (path, length and modification time: Spark opens
     no file for these) is compared with the file_length and file_modified_at
@@ -24,7 +26,7 @@
     its older rows then count as recorded by their path alone), and 'false'
     when nothing is new. -#}
 
-{% macro landed_files_to_read(feed) -%}
+{% macro landed_files_to_read(relation) -%}
     {%- if not execute or not is_incremental() -%}
         {{ return('true') }}
     {%- endif -%}
@@ -34,7 +36,7 @@
     {%- endif -%}
     {%- set listing -%}
         select distinct unix_millis(landed.modificationTime) as modified_ms
-        from binaryFile.`{{ var('landing_dir') }}/{{ feed }}` as landed
+        from {{ relation }} as landed
         left anti join (
             select distinct
                 recorded.source_file,

@@ -1,10 +1,13 @@
 {#- The lines of a landed feed's files, each delivery read once.
 
-    `from {{ landed_lines('billing_events') }} as landed` reads every file under
-    <landing_dir>/<feed>/ whole (Spark's binaryFile source) and gives one row
-    per line: the text, the file it came from, its line number, the SHA-256 of
-    the file's bytes, its length and modification time, and the landing batch
-    (its `batch=NNNNNN` folder).
+    `from {{ landed_lines(source('landing', 'billing_events')) }} as landed`
+    reads every file of a landed feed whole and gives one row per line: the
+    text, the file it came from, its line number, the SHA-256 of the file's
+    bytes, its length and modification time, and the landing batch (its
+    `batch=NNNNNN` folder). `relation`: the feed's source (the landing source
+    of models/sources/_landing__sources.yml), Spark's binaryFile view of the
+    feed's folder or file; the model calls source() itself, so that dbt
+    records what it reads.
 
     - Exactly once: incrementally, a file whose path and content hash this
       model already holds is skipped. A file goes in with the same Hudi commit
@@ -23,7 +26,7 @@
       it when complete (Spark ignores such names), so a half-written file is
       never read. -#}
 
-{% macro landed_lines(feed, files_to_read=none) -%}
+{% macro landed_lines(relation, files_to_read=none) -%}
 (
     select
         landed_files.source_file,
@@ -33,22 +36,23 @@
         landed_files.file_modified_at,
         file_lines.line_index + 1 as line_number,
         regexp_replace(file_lines.line_text, '\r$', '') as raw_line
-    from {{ landed_files(feed, files_to_read) }} as landed_files
+    from {{ landed_files(relation, files_to_read) }} as landed_files
     lateral view posexplode(split(regexp_replace(landed_files.file_text, '\n$', ''), '\n')) file_lines as line_index, line_text
     where landed_files.file_text != ''
 )
 {%- endmacro %}
 
 
-{#- The files of a landed feed that landed_lines reads, one row each: its
-    path, landing batch, SHA-256, length, modification time and text.
+{#- The files of a landed feed (`relation`, its source) that landed_lines
+    reads, one row each: its path, landing batch, SHA-256, length,
+    modification time and text.
     `files_to_read`: the condition of landed_files_to_read, when the model
     has it already (it lists the folder each time it is called).
     `skip_ingested=false` keeps the files this model already holds, for a
     look at the files alone (which bytes came under which names) that needs
     no scan of the table. -#}
 
-{% macro landed_files(feed, files_to_read=none, skip_ingested=true) -%}
+{% macro landed_files(relation, files_to_read=none, skip_ingested=true) -%}
 (
     select
         landed.path as source_file,
@@ -57,7 +61,7 @@
         landed.length as file_length,
         landed.modificationTime as file_modified_at,
         regexp_replace(decode(landed.content, 'UTF-8'), '^\uFEFF', '') as file_text
-    from binaryFile.`{{ var('landing_dir') }}/{{ feed }}` as landed
+    from {{ relation }} as landed
     {%- if is_incremental() %}
         {%- if skip_ingested %}
             left anti join (
@@ -70,19 +74,20 @@
                     landed.path = ingested.source_file
                     and sha2(landed.content, 256) = ingested.file_sha256
         {%- endif %}
-        where {{ files_to_read if files_to_read is not none else landed_files_to_read(feed) }}
+        where {{ files_to_read if files_to_read is not none else landed_files_to_read(relation) }}
     {%- endif %}
 )
 {%- endmacro %}
 
 
-{#- A landed dimension file (JSON lines; <landing_dir>/dimensions/<name>.jsonl),
-    read once: its rows, typed by `schema` (a Spark DDL string), with the
-    file they came from, its length and its modification time (so that the
-    next run can tell from a listing that it has not changed: the model
-    passes landed_files_to_read('dimensions/<name>.jsonl')). -#}
+{#- A landed dimension file (JSON lines; <landing_dir>/dimensions/<name>.jsonl,
+    `relation` its source, e.g. source('landing', 'campaigns')), read once:
+    its rows, typed by `schema` (a Spark DDL string), with the file they came
+    from, its length and its modification time (so that the next run can
+    tell from a listing that it has not changed: the model passes
+    landed_files_to_read_or_skip(relation) as `files_to_read`). -#}
 
-{% macro landed_dimension(name, schema, files_to_read=none) -%}
+{% macro landed_dimension(relation, schema, files_to_read=none) -%}
 (
     select
         parsed.row.*,
@@ -97,21 +102,21 @@
             file_sha256,
             file_length,
             file_modified_at
-        from {{ landed_lines('dimensions/' ~ name ~ '.jsonl', files_to_read) }} as lines
+        from {{ landed_lines(relation, files_to_read) }} as lines
     ) as parsed
 )
 {%- endmacro %}
 
 
-{#- landed_files_to_read for a model that reads only `feed` (a folder or file
-    under <landing_dir>): its condition on the landed files, for
+{#- landed_files_to_read for a model that reads only one landed feed
+    (`relation`, its source): its condition on the landed files, for
     landed_lines, landed_files and landed_dimension. When it is 'false' (no
     file is new) the model also says it has nothing to read
     (lake_nothing_to_read), and with skip_unchanged it is then not run:
     no Spark work, no commit. The condition is the macro's output. -#}
 
-{% macro landed_files_to_read_or_skip(feed) -%}
-    {%- set files_to_read = landed_files_to_read(feed) -%}
+{% macro landed_files_to_read_or_skip(relation) -%}
+    {%- set files_to_read = landed_files_to_read(relation) -%}
     {%- if files_to_read == 'false' %}{% do lake_nothing_to_read() %}{% endif -%}
     {{- files_to_read -}}
 {%- endmacro %}

@@ -3,13 +3,14 @@
     applies them in change_seq order. -#}
 
 {#- With no new file the model is not run (skip_unchanged). #}
-{%- set files_to_read = landed_files_to_read_or_skip('account_changes') %}
+{%- set landed_feed = source('landing', 'account_changes') %}
+{%- set files_to_read = landed_files_to_read_or_skip(landed_feed) %}
 
 with
 
 landed as (
 
-    select * from {{ landed_lines('account_changes', files_to_read) }} as landed
+    select * from {{ landed_lines(landed_feed, files_to_read) }} as landed
 
 ),
 

@@ -11,14 +11,15 @@
 ) }}
 
 {#- With its file unchanged since the last run, the model is not run. #}
-{%- set files_to_read = landed_files_to_read_or_skip('dimensions/ads.jsonl') %}
+{%- set landed_file = source('landing', 'ads') %}
+{%- set files_to_read = landed_files_to_read_or_skip(landed_file) %}
 {%- set row_schema = 'ad_id bigint, campaign_id bigint, ad_name string, billing_type string' %}
 
 with
 
 landed as (
 
-    select * from {{ landed_dimension('ads', row_schema, files_to_read) }} as landed
+    select * from {{ landed_dimension(landed_file, row_schema, files_to_read) }} as landed
 
 ),
 

@@ -9,15 +9,16 @@
 {%- set text_keys = ['event_id', 'event_type', 'event_time', 'billing_type'] %}
 {%- set number_keys = ['event_version', 'account_id', 'campaign_id', 'ad_id', 'media_id', 'cost_micros'] %}
 {%- set value_keys, value_starts = 'parsed.json_value_keys', 'parsed.json_value_starts' %}
-{#- The folder is listed once; both reads below open the same files. With no
-    new file the model is not run (skip_unchanged). #}
-{%- set files_to_read = landed_files_to_read_or_skip('billing_events') %}
+{#- The landed feed (its source), listed once: both reads below open the same
+    files. With no new file the model is not run (skip_unchanged). #}
+{%- set landed_feed = source('landing', 'billing_events') %}
+{%- set files_to_read = landed_files_to_read_or_skip(landed_feed) %}
 
 with
 
 landed as (
 
-    select * from {{ landed_lines('billing_events', files_to_read) }} as landed
+    select * from {{ landed_lines(landed_feed, files_to_read) }} as landed
 
 ),
 
@@ -31,7 +32,7 @@ landed as (
 
 files as (
 
-    select * from {{ landed_files('billing_events', files_to_read, skip_ingested=false) }} as files
+    select * from {{ landed_files(landed_feed, files_to_read, skip_ingested=false) }} as files
 
 ),
 

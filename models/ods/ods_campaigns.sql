@@ -10,7 +10,8 @@
 ) }}
 
 {#- With its file unchanged since the last run, the model is not run. #}
-{%- set files_to_read = landed_files_to_read_or_skip('dimensions/campaigns.jsonl') %}
+{%- set landed_file = source('landing', 'campaigns') %}
+{%- set files_to_read = landed_files_to_read_or_skip(landed_file) %}
 {%- set row_schema = 'campaign_id bigint, account_id bigint, '
     ~ 'campaign_name string, objective string' %}
 
@@ -18,7 +19,7 @@ with
 
 landed as (
 
-    select * from {{ landed_dimension('campaigns', row_schema, files_to_read) }} as landed
+    select * from {{ landed_dimension(landed_file, row_schema, files_to_read) }} as landed
 
 ),
 

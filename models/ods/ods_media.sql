@@ -8,14 +8,15 @@
 ) }}
 
 {#- With its file unchanged since the last run, the model is not run. #}
-{%- set files_to_read = landed_files_to_read_or_skip('dimensions/media.jsonl') %}
+{%- set landed_file = source('landing', 'media') %}
+{%- set files_to_read = landed_files_to_read_or_skip(landed_file) %}
 {%- set row_schema = 'media_id bigint, media_name string, media_type string' %}
 
 with
 
 landed as (
 
-    select * from {{ landed_dimension('media', row_schema, files_to_read) }} as landed
+    select * from {{ landed_dimension(landed_file, row_schema, files_to_read) }} as landed
 
 ),
 
