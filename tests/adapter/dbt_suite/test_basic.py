@@ -62,14 +62,14 @@ class TestValidateConnection(BaseValidateConnection):
 
 
 class TestDocsGenerate(BaseDocsGenerate):
-    # What Spark's catalog reports: its schema-tree type names (a bigint seed
-    # column is `long`), its table types, the owner it records, no statistics.
+    # What Spark's catalog reports: its SQL type names (`describe table`), its
+    # table types, the owner it records, no statistics.
     @pytest.fixture(scope="class")
     def expected_catalog(self, project):
         return expected_catalog.base_expected_catalog(
             project,
             role=AnyString(),
-            id_type="long",
+            id_type="bigint",
             text_type="string",
             time_type="timestamp",
             view_type="view",

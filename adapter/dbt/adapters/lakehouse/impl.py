@@ -6,7 +6,7 @@ import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from dbt.adapters.base.meta import available
@@ -15,8 +15,10 @@ from dbt.adapters.capability import Capability, CapabilityDict, CapabilitySuppor
 from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import DbtRuntimeError
+from dbt_common.utils.executor import executor
 
 from dbt.adapters.lakehouse import (
+    catalog,
     concurrency,
     recovery,
     session_settings,
@@ -30,6 +32,9 @@ from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 from dbt.adapters.lakehouse.relation_configs.hudi_table import HudiTableConfig
 from dbt.adapters.lakehouse.unchanged_builds import BuildRecords
 from dbt.adapters.lakehouse.written_tables import WrittenTables
+
+if TYPE_CHECKING:
+    import agate
 
 logger = AdapterLogger("Lakehouse")
 
@@ -90,6 +95,56 @@ class LakehouseAdapter(SparkAdapter):
     @classmethod
     def type(cls) -> str:
         return "lakehouse"
+
+    # --- dbt docs' catalog (catalog.py) ----------------------------------------
+
+    def get_filtered_catalog(  # type: ignore[no-untyped-def]
+        self, relation_configs, used_schemas, relations=None
+    ) -> tuple[agate.Table, list[Exception]]:
+        """The catalog of the project's own relations (of those selected, when
+        dbt passes `relations`); never a listing of whole schemas, whatever
+        their size."""
+        wanted = catalog.wanted_relations(
+            relation_configs, lambda node: self.Relation.create_from(self.config, node)
+        )
+        if relations is not None:
+            chosen = {(str(r.schema).lower(), str(r.identifier).lower()) for r in relations}
+            wanted = [w for w in wanted if (w.schema.lower(), w.name.lower()) in chosen]
+        return self._catalog_of(wanted)
+
+    def get_catalog(  # type: ignore[no-untyped-def]
+        self, relation_configs, used_schemas
+    ) -> tuple[agate.Table, list[Exception]]:
+        return self.get_filtered_catalog(relation_configs, used_schemas)
+
+    def _catalog_of(self, wanted: list[catalog.Wanted]) -> tuple[agate.Table, list[Exception]]:
+        described: dict[str, catalog.Described] = {}
+        exceptions: list[Exception] = []
+        with executor(self.config) as pool:
+            futures = [
+                pool.submit_connected(  # type: ignore[no-untyped-call]
+                    self, f"catalog_{schema}", self._catalog_schema, schema, relations
+                )
+                for schema, relations in catalog.by_schema(wanted).items()
+            ]
+            for future in futures:
+                exc = future.exception()
+                if exc is None:
+                    for relation, facts in future.result():
+                        described[relation.table.lower()] = facts
+                elif isinstance(exc, Exception):
+                    exceptions.append(exc)
+                else:
+                    raise exc
+        catalog.add_consumer_stats(described)
+        return catalog.as_table(
+            [row for facts in described.values() for row in facts.rows]
+        ), exceptions
+
+    def _catalog_schema(
+        self, schema: str, relations: list[catalog.Wanted]
+    ) -> list[tuple[catalog.Wanted, catalog.Described]]:
+        return catalog.CatalogReader(self._rows, self._lake).schema(schema, relations)
 
     def valid_incremental_strategies(self) -> list[str]:
         return list(strategies.STRATEGIES)

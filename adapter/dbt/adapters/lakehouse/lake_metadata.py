@@ -93,6 +93,14 @@ class LakeMetadata:
                 return str(row["metadata_value"])
         return None
 
+    def commit_extra_metadata(self, table: str, instant: str) -> dict[str, str]:
+        """Every key of one commit's extra metadata."""
+        rows = self._query(
+            f"call show_commit_extra_metadata(table => '{table}', instant_time => '{instant}', "
+            "limit => 1000)"
+        )
+        return {str(row["metadata_key"]): str(row["metadata_value"]) for row in rows}
+
     def commit_partitions(self, table: str, instant: str) -> list[str]:
         rows = self._query(
             f"call show_commit_partitions(table => '{table}', instant_time => '{instant}')"

@@ -1,0 +1,397 @@
+"""dbt docs' catalog: the project's own relations only, with lake stats.
+
+dbt-spark lists every table of each schema (`show table extended ... like
+'*'`, which opens each one) and parses the listing, so its time grows with
+tables the project never made. Here a schema costs one `show tables` (names
+only, from the metastore), and only the project's relations that exist are
+described. Each Hudi table also gets its lake stats (what its
+hoodie.properties, timeline and files say), and each upstream read by change
+reads gets, per consumer, the last commit that consumer has read.
+
+Hudi's `_hoodie_*` meta columns are not listed among a table's columns: one
+stat names them, apart from the model's own columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.lakehouse.change_reads import ranges
+from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, Query
+
+if TYPE_CHECKING:
+    import agate
+
+# Spark's file sources, read by path (`binaryFile`.`/landing/feed`): a
+# relation in such a "schema" is a folder or file, not a catalog table.
+FILE_FORMATS = frozenset({"binaryfile", "json", "parquet", "csv", "text", "orc", "avro"})
+# The macros whose reads record the consumed position in the model's commits.
+CHANGE_READ_MACROS = ("lake_changes(", "lake_changed_keys(", "lake_signed_changes(")
+# Writes and replacements on a Hudi timeline (not cleans, rollbacks, ...).
+WRITE_ACTIONS = frozenset({"commit", "deltacommit", "replacecommit"})
+META_PREFIX = "_hoodie_"
+# Stats whose values are counts (dbt docs formats `bytes` and `rows` as such).
+NUMERIC_STATS = frozenset(
+    f"stats:{stat}:value"
+    for stat in ("bytes", "rows", "commits", "pending_compactions", "file_groups", "files")
+)
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """A relation the catalog describes; `change_reader` when its model's SQL
+    reads upstreams by change reads."""
+
+    schema: str
+    name: str
+    change_reader: bool = False
+
+    @property
+    def table(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+
+@dataclass
+class Described:
+    """One relation's catalog rows and what the consumer pass needs of it."""
+
+    rows: list[dict[str, Any]]
+    # Completion times of the table's completed writes (Hudi tables).
+    completions: list[str] = field(default_factory=list)
+    # upstream schema.table -> the completion time this table last read of it.
+    consumed: dict[str, str] = field(default_factory=dict)
+
+
+class Stats:
+    """dbt's catalog stats of one table: `stats:<id>:label|value|description|include`."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Any] = {}
+
+    def add(self, stat_id: str, label: str, value: Any, description: str) -> None:
+        prefix = f"stats:{stat_id}:"
+        self.items |= {
+            prefix + "label": label,
+            prefix + "value": value,
+            prefix + "description": description,
+            prefix + "include": True,
+        }
+
+
+def wanted_relations(relation_configs: Iterable[Any], relation_of: Any) -> list[Wanted]:
+    """The relations of the project's nodes and sources (not ephemeral ones)."""
+    wanted: dict[tuple[str, str], Wanted] = {}
+    for node in relation_configs:
+        relation = relation_of(node)
+        if not relation.schema or not relation.identifier:
+            continue
+        code = getattr(node, "raw_code", "") or ""
+        reader = any(macro in code for macro in CHANGE_READ_MACROS)
+        key = (relation.schema.lower(), relation.identifier.lower())
+        wanted[key] = Wanted(relation.schema, relation.identifier, reader)
+    return list(wanted.values())
+
+
+def by_schema(wanted: Iterable[Wanted]) -> dict[str, list[Wanted]]:
+    grouped: dict[str, list[Wanted]] = {}
+    for relation in wanted:
+        grouped.setdefault(relation.schema, []).append(relation)
+    return grouped
+
+
+class CatalogReader:
+    """Describes relations over one connection's `query`."""
+
+    def __init__(self, query: Query, metadata: LakeMetadata) -> None:
+        self._query = query
+        self._metadata = metadata
+
+    def schema(self, schema: str, relations: list[Wanted]) -> list[tuple[Wanted, Described]]:
+        """The relations of one schema that exist, each described."""
+        if schema.lower() in FILE_FORMATS:
+            return [(r, self._file_source(r)) for r in relations]
+        existing = self._table_names(schema)
+        return [(r, self._table(r)) for r in relations if r.name.lower() in existing]
+
+    # --- catalog tables --------------------------------------------------------
+
+    def _table_names(self, schema: str) -> set[str]:
+        try:
+            rows = self._query(f"show tables in {schema}")
+        except DbtRuntimeError as exc:
+            if "SCHEMA_NOT_FOUND" in str(exc):
+                return set()  # nothing built there yet
+            raise
+        return {str(row[1]).lower() for row in rows}
+
+    def _table(self, wanted: Wanted) -> Described:
+        columns, details = parse_describe(self._query(f"describe table extended {wanted.table}"))
+        table_type = "view" if details.get("Type") == "VIEW" else "table"
+        stats = Stats()
+        described = Described(rows=[])
+        meta = [name for name, _, _ in columns if name.startswith(META_PREFIX)]
+        own = [column for column in columns if not column[0].startswith(META_PREFIX)]
+        if meta:
+            stats.add(
+                "hudi_meta_columns",
+                "Hudi meta columns",
+                ", ".join(meta),
+                "Columns Hudi adds to every record; not listed among the model's columns.",
+            )
+        if details.get("Provider", "").lower() == "hudi" and table_type == "table":
+            try:
+                self._lake_stats(wanted, details.get("Location", ""), stats, described)
+            except DbtRuntimeError as exc:
+                # The columns are still worth showing; the reason goes in the stats.
+                reason = str(exc).strip().splitlines()[-1].strip()
+                stats.add("lake_stats_error", "Lake stats", f"unavailable: {reason}", "")
+        described.rows = catalog_rows(wanted, table_type, details, own, stats)
+        return described
+
+    def _lake_stats(self, wanted: Wanted, location: str, stats: Stats, into: Described) -> None:
+        table = wanted.table
+        properties = {
+            str(row[0]): str(row[1])
+            for row in self._query(f"call show_table_properties(table => '{table}', limit => 1000)")
+        }
+        add_table_properties(stats, properties)
+        commits = self._metadata.completed_commits(table, 100_000)
+        writes = [c for c in commits if str(c["action"]) in WRITE_ACTIONS]
+        into.completions = sorted(str(c["state_transition_time"]) for c in writes)
+        if commits:
+            latest = commits[0]  # newest instant first
+            stats.add(
+                "latest_commit",
+                "Latest commit",
+                f"{latest['commit_time']} ({latest['action']}, completed "
+                f"{instant_time(str(latest['state_transition_time']))})",
+                "The newest completed instant on the timeline, its action and when it "
+                "completed (the instant's digits are its start, in the Spark JVM's zone).",
+            )
+        stats.add(
+            "commits",
+            "Commits",
+            len(writes),
+            "Completed writes (commit, deltacommit, replacecommit) on the active timeline; "
+            "archived instants are not counted.",
+        )
+        # (Hudi refuses to show compactions of a copy-on-write table: it has none.)
+        merge_on_read = properties.get("hoodie.table.type") == "MERGE_ON_READ"
+        compactions = (
+            self._query(f"call show_compaction(table => '{table}')") if merge_on_read else []
+        )
+        pending = [row for row in compactions if str(row["state"]).upper() != "COMPLETED"]
+        stats.add(
+            "pending_compactions",
+            "Pending compactions",
+            len(pending),
+            "Compactions planned or in flight; a merge-on-read snapshot read merges their "
+            "log files until they complete.",
+        )
+        file_groups = {
+            (str(row["partition"]), str(row["file_id"]))
+            for row in self._query(f"call show_fsview_latest(table => '{table}')")
+        }
+        stats.add(
+            "file_groups",
+            "File groups",
+            len(file_groups),
+            "File groups in the latest file-system view (one base file, plus log files on "
+            "merge-on-read, per group).",
+        )
+        if location:
+            detail = self._query(f"call show_fs_path_detail(path => '{location}')")
+            if detail:
+                stats.add(
+                    "bytes",
+                    "Size on disk",
+                    int(detail[0]["storage_size"]),
+                    "Bytes of every file under the table's folder: file versions the "
+                    "cleaner keeps, log files, the timeline and the metadata table.",
+                )
+        count = self._query(f"select count(*) from {table}")
+        stats.add("rows", "Rows", int(count[0][0]), "Records a snapshot read returns.")
+        if wanted.change_reader:
+            into.consumed = self._consumed(table)
+
+    def _consumed(self, table: str) -> dict[str, str]:
+        """upstream -> the completion time this table's reads last consumed:
+        from its latest commit that recorded positions, or a later run that
+        read and wrote nothing (a table property)."""
+        consumed: dict[str, str] = {}
+        for commit in self._metadata.completed_commits(table, 30):
+            recorded = self._metadata.commit_extra_metadata(table, str(commit["commit_time"]))
+            consumed = {
+                key[len(ranges.POSITION_PREFIX) :]: value
+                for key, value in recorded.items()
+                if key.startswith(ranges.POSITION_PREFIX)
+            }
+            if consumed:
+                break
+        for key, value in self._metadata.table_properties(table).items():
+            if key.startswith(ranges.SKIPPED_PREFIX):
+                upstream = key[len(ranges.SKIPPED_PREFIX) :]
+                consumed[upstream] = ranges.latest_position(consumed.get(upstream), value) or value
+        return consumed
+
+    # --- file sources ----------------------------------------------------------
+
+    def _file_source(self, wanted: Wanted) -> Described:
+        relation = f"{wanted.schema}.`{wanted.name}`"
+        columns, _ = parse_describe(self._query(f"describe query select * from {relation}"))
+        stats = Stats()
+        if wanted.schema.lower() == "binaryfile":
+            # binaryFile opens no file for these columns.
+            files, size, newest = self._query(
+                f"select count(*), coalesce(sum(length), 0), max(modificationTime) from {relation}"
+            )[0]
+            stats.add(
+                "files",
+                "Files",
+                int(files),
+                "Files in the folder (names starting with . or _ are not counted).",
+            )
+            stats.add("bytes", "Size on disk", int(size), "Bytes of those files.")
+            stats.add(
+                "latest_landing",
+                "Latest file landed",
+                str(newest),
+                "The newest file's modification time.",
+            )
+        details = {"Type": "EXTERNAL", "Comment": ""}
+        return Described(rows=catalog_rows(wanted, "external", details, columns, stats))
+
+
+def add_consumer_stats(described: Mapping[str, Described]) -> None:
+    """On each upstream's rows, per consumer, the last commit it read and how
+    many completed writes it is behind."""
+    for consumer, facts in described.items():
+        for upstream, position in facts.consumed.items():
+            target = described.get(upstream.lower())
+            if target is None:
+                continue
+            behind = sum(1 for completed in target.completions if completed > position)
+            value = f"up to the commit completed {instant_time(position)}" + (
+                ", up to date" if behind == 0 else f", {behind} commit(s) behind"
+            )
+            name = consumer.split(".")[-1]
+            stat = Stats()
+            stat.add(
+                f"read_by_{name}",
+                f"Read by {name}",
+                value,
+                f"The last commit of this table that {consumer} has read by change reads "
+                "(its recorded position), and how many completed writes came after it.",
+            )
+            for row in target.rows:
+                row.update(stat.items)
+
+
+def add_table_properties(stats: Stats, properties: Mapping[str, str]) -> None:
+    stats.add(
+        "table_type",
+        "Table type",
+        properties.get("hoodie.table.type", ""),
+        "COPY_ON_WRITE rewrites base files on write; MERGE_ON_READ appends log files "
+        "that compaction merges.",
+    )
+    stats.add(
+        "record_key",
+        "Record key",
+        properties.get("hoodie.table.recordkey.fields") or "none (append only)",
+        "The fields that identify a record (hoodie.table.recordkey.fields).",
+    )
+    ordering = properties.get("hoodie.table.ordering.fields") or properties.get(
+        "hoodie.table.precombine.field"
+    )
+    stats.add(
+        "ordering_field",
+        "Precombine / ordering field",
+        ordering or "none (the latest write wins)",
+        "Of two versions of a record, the one with the greater value is kept.",
+    )
+    stats.add(
+        "partition_columns",
+        "Partition columns",
+        properties.get("hoodie.table.partition.fields") or "none",
+        "The columns whose values name the table's partition folders.",
+    )
+
+
+def parse_describe(rows: Iterable[Any]) -> tuple[list[tuple[str, str, str]], dict[str, str]]:
+    """(name, type, comment) of the columns, and the detailed table
+    information, of `describe table extended` (or `describe query`)."""
+    columns: list[tuple[str, str, str]] = []
+    details: dict[str, str] = {}
+    section = "columns"
+    for row in rows:
+        name = str(row[0] or "").strip()
+        if not name or name.startswith("#"):
+            if name == "# Detailed Table Information":
+                section = "details"
+            elif section == "columns":
+                section = "other"  # partition information repeats columns
+            continue
+        if section == "columns":
+            columns.append((name, str(row[1]), str(row[2] or "")))
+        elif section == "details":
+            details[name] = str(row[1] or "")
+    return columns, details
+
+
+def catalog_rows(
+    wanted: Wanted,
+    table_type: str,
+    details: Mapping[str, str],
+    columns: list[tuple[str, str, str]],
+    stats: Stats,
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "table_database": None,
+            "table_schema": wanted.schema,
+            "table_name": wanted.name,
+            "table_type": table_type,
+            "table_comment": details.get("Comment") or None,
+            "table_owner": details.get("Owner") or None,
+            "column_name": name,
+            "column_index": index,
+            "column_type": data_type,
+            "column_comment": comment or None,
+            **stats.items,
+        }
+        for index, (name, data_type, comment) in enumerate(columns)
+    ]
+
+
+def as_table(rows: list[dict[str, Any]]) -> agate.Table:
+    """The rows as dbt's catalog table. Stats values that are text stay text
+    (an instant's digits would otherwise become a number)."""
+    import agate
+    from dbt_common.clients.agate_helper import build_type_tester
+
+    if not rows:
+        return agate.Table([])
+    names: list[str] = []
+    for row in rows:
+        names += [name for name in row if name not in names]
+    text = [
+        name
+        for name in names
+        if name.startswith("stats:") and name.endswith(":value") and name not in NUMERIC_STATS
+    ]
+    tester = build_type_tester(text + ["column_name", "column_type", "table_name"])
+    return agate.Table([[row.get(n) for n in names] for row in rows], names, column_types=tester)
+
+
+def instant_time(instant: str) -> str:
+    """yyyyMMddHHmmssSSS as a readable time (Hudi's instants are in the Spark JVM's zone)."""
+    if len(instant) < 14 or not instant[:14].isdigit():
+        return instant
+    d = instant
+    text = f"{d[0:4]}-{d[4:6]}-{d[6:8]} {d[8:10]}:{d[10:12]}:{d[12:14]}"
+    return text + (f".{d[14:17]}" if len(d) >= 17 else "")
