@@ -35,7 +35,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 # Git-ignored; a test run overwrites what the last one left.
 SCREENSHOTS = REPO / "test-artifacts" / "docs-site"
-WINDOW = (1600, 1000)
+WINDOW = (1920, 1200)
 TIMEOUT = 60
 
 # The graph the docs app has drawn, once it has: null while it is loading.
