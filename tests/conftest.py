@@ -30,6 +30,9 @@ LONGEST_FIRST = [
     "tests/warehouse/test_warehouse_build.py",  # ~150
     "tests/adapter/functional/install/test_wheel_install.py",  # ~130
     "tests/warehouse/test_continuous.py",  # ~100
+    "tests/warehouse/test_docs_site.py",  # ~100
+    "tests/adapter/functional/docs/test_catalog.py",  # ~100
+    "tests/warehouse/test_sources.py",  # ~80
 ]
 
 
