@@ -1,10 +1,12 @@
 """`method: thrift` and `method: connect` against real servers with Hudi: the
 adapter's features (merge-on-read upserts with an ordering field, change
-reads, inline compaction, per-model `hoodie.*` settings, the CALL procedures)
+reads, inline compaction, per-model `hoodie.*` settings, the CALL procedures,
+dbt docs' catalog with the lake stats)
 work the same on both, and a server that is not there fails fast."""
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from pathlib import Path
@@ -101,6 +103,22 @@ def test_lake_features(project, target):
     # The change read took each of events' commits once.
     assert rows("events_changes") == rows("events")
     assert len(actions("events_changes")) == 3
+
+    # dbt docs' catalog, with the lake stats, read through the method.
+    project.dbt("docs", "generate", "--vars", "{v: 3}")
+    catalog = json.loads((project.root / "target" / "catalog.json").read_text())
+    assert not catalog["errors"], catalog["errors"]
+
+    def stats(name):
+        node = catalog["nodes"][f"model.lake_test.{name}"]
+        assert list(node["columns"]) == ["id", "version", "cost"]
+        return {key: item["value"] for key, item in node["stats"].items() if item["include"]}
+
+    writes = [a for a in actions("events") if a in ("commit", "deltacommit")]
+    assert stats("events")["commits"] == len(writes)
+    assert (stats("events")["table_type"], stats("events")["rows"]) == ("MERGE_ON_READ", 4)
+    assert stats("events")["read_by_events_changes"].endswith(", up to date")
+    assert stats("quiet")["pending_compactions"] == 1
 
     # CALL procedures: compaction, cleaning, rollback.
     project.dbt("run-operation", "lake_compact", "--args", "{model: quiet}")
