@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export DBT_PROFILES_DIR := $(CURDIR)/profiles
 
-.PHONY: setup run test lint unit functional clean
+.PHONY: setup run test lint unit functional bench clean
 
 setup:
 	@tools/setup.sh
@@ -28,6 +28,11 @@ unit: setup
 # go first (tests/conftest.py, LONGEST_FIRST).
 test: setup lint
 	$(BIN)/pytest tests -q -rfE -n 2 --dist loadfile --no-loadscope-reorder --durations=60
+
+# Every benchmark against its alternative, then BENCHMARKS.md and its plots
+# (adlake.bench.suite); `make bench SCALE=large` measures ten times the data.
+bench: setup
+	$(BIN)/python -m adlake.bench.suite --scale $(or $(SCALE),default)
 
 clean:
 	rm -rf .lake target logs

@@ -1,0 +1,117 @@
+"""`make bench`: every benchmark against its alternative, in one run on this
+machine, then BENCHMARKS.md and its plots (adlake.bench.report).
+
+Each part is a benchmark module of its own, run as a child process that
+writes its figures as JSON:
+
+- adlake.bench.scaling: full refresh against an incremental micro-batch at
+  several sizes, commit reads against snapshot scans, merge-on-read against
+  copy-on-write, append against upsert;
+- adlake.bench.alternatives: the same pipeline on this adapter, on plain
+  dbt-spark with Hudi, as parquet full rebuilds, and the raw-I/O floor;
+- adlake.bench.freshness: latency from landing to ADS on the warehouse.
+
+    python -m adlake.bench.suite [--scale default|large] [--parts scaling,alternatives,freshness]
+                                 [--out benchmarks]
+
+The default scale fits in about 30 minutes on a 2-core machine; `large`
+measures ten times the data and takes hours. Nothing is asserted on time:
+the report says which targets the figures meet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from adlake import ROOT
+from adlake.bench import report
+
+# The arguments of each part, per scale.
+SCALES = {
+    "default": {
+        "scaling": ["--sizes", "1000000,5000000,10000000", "--mor-cow-size", "5000000"],
+        "alternatives": [],
+        "freshness": ["--preload", "1000000", "--batches", "2", "--warmup", "1"],
+    },
+    "large": {
+        "scaling": [
+            "--sizes",
+            "10000000,50000000,100000000",
+            "--mor-cow-size",
+            "50000000",
+            "--append-rows",
+            "10000000",
+        ],
+        "alternatives": ["--base-events", "20000000"],
+        "freshness": ["--preload", "1000000", "--preload", "10000000"],
+    },
+}
+PARTS = ("scaling", "alternatives", "freshness")
+
+
+def run_part(part: str, args: list[str], out: Path) -> dict:
+    """Runs one benchmark module; its figures, with its command and seconds."""
+    figures_file = out / f"{part}.json"
+    figures_file.unlink(missing_ok=True)
+    command = [sys.executable, "-m", f"adlake.bench.{part}", *args, "--json", str(figures_file)]
+    print(f"\n== {part}: {' '.join(command[1:])}", flush=True)
+    started = time.time()
+    child = subprocess.run(command, cwd=ROOT)
+    seconds = time.time() - started
+    if child.returncode != 0 or not figures_file.exists():
+        sys.exit(f"bench: {part} failed (exit {child.returncode})")
+    return {
+        "command": "python " + " ".join(command[1:-2]),
+        "seconds": round(seconds, 1),
+        "figures": json.loads(figures_file.read_text()),
+    }
+
+
+def machine() -> dict:
+    memory = 0
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemTotal:"):
+            memory = int(line.split()[1]) // (1024 * 1024)
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    return {
+        "cores": os.cpu_count(),
+        "memory_gib": memory,
+        "python": platform.python_version(),
+        "commit": commit,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", choices=sorted(SCALES), default="default")
+    parser.add_argument("--parts", default=",".join(PARTS))
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    results = {
+        "scale": args.scale,
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "parts": {},
+    }
+    for part in args.parts.split(","):
+        results["parts"][part] = run_part(part, SCALES[args.scale][part], args.out)
+    results["seconds"] = round(time.time() - started, 1)
+    (args.out / "results.json").write_text(json.dumps(results, indent=1))
+    report.write(results, args.out, ROOT / "BENCHMARKS.md")
+    print(f"\nbench: {results['seconds']:.0f} s; see BENCHMARKS.md", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""BENCHMARKS.md from the figures `make bench` writes: each target's verdict
+follows the figures, and the plots are written."""
+
+from adlake.bench import report
+
+
+def size(rows, full_s, one_percent_s, fixed_s):
+    return {
+        "rows": rows,
+        "full_refresh_s": full_s,
+        "one_percent_rows": rows // 100,
+        "one_percent_batch_s": one_percent_s,
+        "one_percent_over_full": one_percent_s / full_s,
+        "fixed_rows": 10_000,
+        "fixed_batch_s": fixed_s,
+        "commit_read": {"rows": 10_000, "bytes": 2_000_000},
+        "snapshot_read": {"rows": rows, "bytes": rows * 40},
+    }
+
+
+def results(cow_upsert_s):
+    return {
+        "scale": "default",
+        "date": "2026-11-26 19:00 UTC",
+        "machine": {"cores": 2, "memory_gib": 24, "python": "3.11", "commit": "abc1234"},
+        "seconds": 1500,
+        "parts": {
+            "scaling": {
+                "command": "python -m adlake.bench.scaling",
+                "seconds": 900,
+                "figures": {
+                    "full_against_incremental": {
+                        "sizes": [size(1_000_000, 30, 5, 5), size(10_000_000, 200, 12, 6)],
+                        "fixed_batch_growth": 6 / 5,
+                        "table_growth": 10,
+                    },
+                    "mor_against_cow": {
+                        "rows": 5_000_000,
+                        "types": {
+                            "mor": {"upsert_s": 10, "read_s": 4, "read_after_compaction_s": 2},
+                            "cow": {"upsert_s": cow_upsert_s, "read_s": 2},
+                        },
+                    },
+                },
+            },
+            "alternatives": {
+                "command": "python -m adlake.bench.alternatives",
+                "seconds": 400,
+                "figures": {
+                    "alternatives": {
+                        "per_batch_seconds": {
+                            "lakehouse": [10],
+                            "dbt_spark_hudi": [40],
+                            "parquet_rebuild": [30],
+                            "floor": [1],
+                        },
+                        "median_seconds": {
+                            "lakehouse": 10,
+                            "dbt_spark_hudi": 40,
+                            "parquet_rebuild": 30,
+                            "floor": 1,
+                        },
+                        "ratios": {"lakehouse_over_floor": 10},
+                    }
+                },
+            },
+        },
+    }
+
+
+def verdicts(markdown: str) -> dict[str, str]:
+    rows = [line.split(" | ") for line in markdown.splitlines() if line.startswith("| ")]
+    return {cells[0][2:]: cells[5] for cells in rows[1:] if cells[4]}
+
+
+def test_each_target_is_judged_from_the_figures(tmp_path):
+    report.write(results(cow_upsert_s=25), tmp_path, tmp_path / "BENCHMARKS.md")
+    found = verdicts((tmp_path / "BENCHMARKS.md").read_text())
+    assert list(found.values()) == ["yes"] * 5, found
+    assert (tmp_path / "full_vs_incremental.png").stat().st_size > 0
+    assert (tmp_path / "pipeline_alternatives.png").stat().st_size > 0
+
+    # COW upserts only 1.5x slower than MOR: that target is missed.
+    report.write(results(cow_upsert_s=15), tmp_path, tmp_path / "BENCHMARKS.md")
+    found = verdicts((tmp_path / "BENCHMARKS.md").read_text())
+    missed = [measure for measure, met in found.items() if met != "yes"]
+    assert len(missed) == 1 and "MOR against COW" in missed[0], found
