@@ -1,0 +1,27 @@
+{#- One row per event, its highest version: merge-on-read, upserted by
+    event_id, ordered by event_version. Reads only what ODS committed since
+    the last run (a commit read); CDC with before and after images, for DWS's
+    deltas. -#}
+
+{{ config(
+    materialized='incremental',
+    table_type='mor',
+    incremental_strategy='upsert',
+    unique_key='event_id',
+    precombine_key='event_version',
+    partition_by='event_date',
+    hudi_options={
+        'hoodie.table.cdc.enabled': true,
+        'hoodie.table.cdc.supplemental.logging.mode': 'DATA_BEFORE_AFTER',
+    },
+) }}
+
+select
+    ods_changes.event_id,
+    ods_changes.event_version,
+    ods_changes.event_time,
+    ods_changes.account_id,
+    ods_changes.cost_micros,
+    ods_changes.landed_batch,
+    to_date(ods_changes.event_time) as event_date
+from {{ lake_changes(ref('ods_events')) }} as ods_changes
