@@ -113,7 +113,8 @@ class CatalogReader:
     def schema(self, schema: str, relations: list[Wanted]) -> list[tuple[Wanted, Described]]:
         """The relations of one schema that exist, each described."""
         if schema.lower() in FILE_FORMATS:
-            return [(r, self._file_source(r)) for r in relations]
+            files = [(r, self._file_source(r)) for r in relations]
+            return [(r, described) for r, described in files if described is not None]
         existing = self._table_names(schema)
         return [(r, self._table(r)) for r in relations if r.name.lower() in existing]
 
@@ -240,9 +241,16 @@ class CatalogReader:
 
     # --- file sources ----------------------------------------------------------
 
-    def _file_source(self, wanted: Wanted) -> Described:
+    def _file_source(self, wanted: Wanted) -> Described | None:
+        """None when nothing has landed there yet (as a table not built yet)."""
         relation = f"{wanted.schema}.`{wanted.name}`"
-        columns, _ = parse_describe(self._query(f"describe query select * from {relation}"))
+        try:
+            described = self._query(f"describe query select * from {relation}")
+        except DbtRuntimeError as exc:
+            if "PATH_NOT_FOUND" in str(exc):
+                return None
+            raise
+        columns, _ = parse_describe(described)
         stats = Stats()
         if wanted.schema.lower() == "binaryfile":
             # binaryFile opens no file for these columns.

@@ -44,6 +44,26 @@ def docs(tmp_path_factory, lake_dir):
     project.model("events", EVENTS)
     project.model("events_changes", EVENTS_CHANGES)
     project.model("events_view", EVENTS_VIEW)
+    # Landed files as a source on Spark's binaryFile file source, and a feed
+    # that has not landed yet.
+    landed = project.root / "landed"
+    for name, text in (("a.jsonl", '{"x": 1}\n'), ("b.jsonl", '{"x": 2}\n{"x": 3}\n')):
+        project.write(f"landed/{name}", text)
+    project.write(
+        "models/sources.yml",
+        f"""
+        version: 2
+        sources:
+          - name: landing
+            schema: binaryFile
+            quoting: {{identifier: true}}
+            tables:
+              - name: feed
+                identifier: "{landed}"
+              - name: not_landed
+                identifier: "{project.root / "nothing_here"}"
+        """,
+    )
     project.dbt("run", "--vars", "{v: 1}")
     # The events move on twice; their consumer does not.
     project.dbt("run", "--select", "events", "--vars", "{v: 2}")
@@ -122,6 +142,14 @@ def test_catalog_lists_the_projects_relations_with_lake_stats(docs):
         "2 commit(s) behind"
     )
     assert "read_by_events_changes" not in stats(nodes["model.lake_test.events_changes"])
+
+    # The landed folder: the file source's columns, and its files.
+    assert list(catalog["sources"]) == ["source.lake_test.landing.feed"]
+    feed = catalog["sources"]["source.lake_test.landing.feed"]
+    assert list(feed["columns"]) == ["path", "modificationTime", "length", "content"]
+    files = sorted((docs.root / "landed").iterdir())
+    assert stats(feed)["files"] == 2
+    assert stats(feed)["bytes"] == sum(f.stat().st_size for f in files)
 
     view = nodes["model.lake_test.events_view"]
     assert view["metadata"]["type"] == "view"
