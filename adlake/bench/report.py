@@ -8,6 +8,7 @@ the target it is held to, and the command that measured it.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,10 +164,10 @@ def freshness_rows(part: dict) -> list[Row]:
     runs = part["figures"]
     return [
         Row(
-            f"warehouse latency, landing to ADS, {run['preload']:,} events preloaded "
-            "(median, worst)",
+            f"warehouse latency, landing to ADS, {run['preload']:,} events preloaded: median "
+            f"(worst {_s(run['worst_s'])})",
             _s(run["median_s"]),
-            _s(run["worst_s"]),
+            "",
             None,
             command=part["command"],
         )
@@ -326,7 +327,8 @@ def write(results: dict, out: Path, markdown: Path) -> None:
         )
     lines += ["", "Each part's own seconds:", ""]
     lines += [f"- {name}: {part['seconds']:,.0f} s" for name, part in parts.items()]
-    lines += [""] + [f"![{name}](benchmarks/{name})" for name in images]
+    folder = os.path.relpath(out, markdown.parent)
+    lines += [""] + [f"![{name}]({folder}/{name})" for name in images]
     lines += METHOD.splitlines()
     markdown.write_text("\n".join(lines) + "\n")
 
