@@ -1,8 +1,9 @@
 """dbt docs' catalog: the project's own relations only, with lake stats.
 
 dbt-spark lists every table of each schema (`show table extended ... like
-'*'`, which opens each one) and parses the listing, so its time grows with
-tables the project never made. Here a schema costs one `show tables` (names
+'*'`, which loads each table's metadata, a Hudi table's from its timeline)
+and parses the listing, so its time grows with tables the project never
+made. Here a schema costs one `show tables` (names
 only, from the metastore), and only the project's relations that exist are
 described. Each Hudi table also gets its lake stats (what its
 hoodie.properties, timeline and files say), and each upstream read by change
@@ -177,8 +178,8 @@ class CatalogReader:
             "commits",
             "Commits",
             len(writes),
-            "Completed writes (commit, deltacommit, replacecommit) on the active timeline; "
-            "archived instants are not counted.",
+            "Completed writes (commit, deltacommit, replacecommit; a merge-on-read compaction "
+            "completes as a commit) on the active timeline; archived instants are not counted.",
         )
         # (Hudi refuses to show compactions of a copy-on-write table: it has none.)
         merge_on_read = properties.get("hoodie.table.type") == "MERGE_ON_READ"
