@@ -42,8 +42,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -52,6 +50,7 @@ import yaml
 from dbt.cli.main import dbtRunner
 
 from adlake import ROOT
+from adlake.bench import children
 from adlake.bench.profile_batch import statement_kind
 
 UPSTREAM = """
@@ -384,11 +383,7 @@ def main() -> None:
 
     if args.phase:
         phase = load_size if args.phase == "load" else measure_size
-        print(
-            "figures: "
-            + json.dumps(phase(sizes[0], args.change_rows, args.upstream_type, args.work)),
-            flush=True,
-        )
+        children.report(phase(sizes[0], args.change_rows, args.upstream_type, args.work))
         return
     measured = []
     for rows in sizes:
@@ -409,29 +404,9 @@ def main() -> None:
 
 
 def _child(phase: str, rows: int, args: argparse.Namespace, work: Path) -> dict:
-    child = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            __spec__.name,  # this module
-            "--phase",
-            phase,
-            "--work",
-            str(work),
-            "--rows",
-            str(rows),
-            "--change-rows",
-            str(args.change_rows),
-            "--upstream-type",
-            args.upstream_type,
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    found = [line for line in child.stdout.splitlines() if line.startswith("figures: ")]
-    if child.returncode != 0 or not found:
-        sys.exit(f"{rows:,} records, {phase}: failed (exit {child.returncode})")
-    return json.loads(found[-1][len("figures: ") :])
+    child_args = ["--phase", phase, "--work", str(work), "--rows", str(rows)]
+    child_args += ["--change-rows", str(args.change_rows), "--upstream-type", args.upstream_type]
+    return children.run(__spec__.name, child_args, f"{rows:,} records, {phase}: failed")
 
 
 def _equals_recompute(model: str) -> bool:

@@ -34,8 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -43,6 +41,7 @@ from pathlib import Path
 import yaml
 
 from adlake import ROOT
+from adlake.bench import children
 from adlake.bench.incremental import dbt, scan_metrics
 
 # Batch 0 is the full build: events 1..rows at version 1. Batch k >= 1 brings
@@ -254,29 +253,12 @@ def child_main(phase: str, work: Path, params: dict) -> None:
     if not project.exists():
         write_project(project, work / "lake")
     figures = PHASES[phase](project, params)
-    print("figures: " + json.dumps(figures), flush=True)
+    children.report(figures)
 
 
 def run_phase(phase: str, work: Path, params: dict) -> dict:
-    child = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            __spec__.name,  # this module
-            "--phase",
-            phase,
-            "--work",
-            str(work),
-            "--params",
-            json.dumps(params),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    found = [line for line in child.stdout.splitlines() if line.startswith("figures: ")]
-    if child.returncode != 0 or not found:
-        sys.exit(f"{phase} {params}: failed (exit {child.returncode}); see {work}")
-    return json.loads(found[-1][len("figures: ") :])
+    args = ["--phase", phase, "--work", str(work), "--params", json.dumps(params)]
+    return children.run(__spec__.name, args, f"{phase} {params}: failed; see {work}")
 
 
 def in_own_lake(phases: list[tuple[str, dict]], keep: bool = False) -> dict:
