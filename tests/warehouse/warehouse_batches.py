@@ -482,7 +482,7 @@ class ChainFailed(Exception):
 
 @dataclass
 class Kill:
-    label: str  # the kill point's name, or "random"
+    label: str  # the kill point's name
     batch: int  # the batch the killed child was building
     after: float  # seconds from the child's start to the kill
     seen: str = ""  # what the kill point saw
@@ -550,34 +550,6 @@ class Chain:
         self._advance(child)
         self.kills.append(kill)
         return kill
-
-    def kill_after(self, delay: float) -> Kill | None:
-        """A child killed `delay` s after its start; None if it ended before."""
-        if self.next > self.last:
-            return None
-        armed = lake_state(self.work)
-        with self._start() as child:
-            try:
-                child.finish(timeout=delay)
-            except subprocess.TimeoutExpired:  # still running: finish() killed it
-                pass
-        if child.process.returncode == -signal.SIGKILL:
-            running = running_node(child.output())
-            kill = Kill(
-                "random",
-                self.next + len(child.batches_done()),
-                child.elapsed(),
-                "",
-                in_flight(self.work, armed, running),
-                running,
-            )
-            self._advance(child)
-            self.kills.append(kill)
-            return kill
-        if child.process.returncode != 0:
-            raise ChainFailed(f"a run failed before its random kill:\n{child.tail()}")
-        self._advance(child)
-        return None
 
     def finish(self, *extra: str) -> Child:
         """Runs the batches left (none: just the extra work, e.g. --digest) to the end."""
