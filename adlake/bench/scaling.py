@@ -1,9 +1,10 @@
 """Benchmark: what a Hudi table costs as it grows, written through this adapter.
 
 Four measurements on one generated fact table (billing events over 30 days,
-upserted by event_id with the version as ordering field, partitioned by day),
-each size and table type in a lake of its own, each phase in a JVM of its own
-(a JVM that has just loaded millions of records is slower at everything for a
+upserted by event_id with the version as ordering field, partitioned by day,
+with a bucket index of 4 buckets a day unless --index says otherwise), each
+size and table type in a lake of its own, each phase in a JVM of its own (a
+JVM that has just loaded millions of records is slower at everything for a
 while, which would charge the load to what follows):
 
 - **full refresh against an incremental micro-batch** (`full`): per size
@@ -26,7 +27,8 @@ while, which would charge the load to what follows):
 It prints the figures and, with --json, writes them; it asserts no time.
 
     python -m adlake.bench.scaling [--sizes 1000000,5000000,10000000] [--mor-cow-size 5000000]
-                                   [--append-rows 1000000] [--parts full,mor_cow,append] [--json FILE]
+                                   [--append-rows 1000000] [--parts full,mor_cow,append]
+                                   [--index bucket|simple|bloom|default] [--json FILE]
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ EVENTS = """
 {%- set plan_after = var('plan_after', 0) %}
 {{ config(materialized='incremental', table_type=var('table_type', 'mor'), unique_key='event_id',
           precombine_key='version', partition_by='event_date',
+          index=none if var('index', 'default') == 'default'
+              else {'type': 'bucket', 'buckets': var('buckets', 4)} if var('index') == 'bucket'
+              else {'type': var('index')},
           compaction=none if var('table_type', 'mor') == 'cow'
               else {'mode': 'schedule', 'delta_commits': plan_after} if plan_after
               else {'mode': 'off'}) }}
@@ -81,6 +86,12 @@ select
     date_add(date'2026-10-01', cast(id % 30 as int)) as event_date
 from ids
 """
+
+# The events table's buckets a day with --index bucket (the default): a
+# bucket index hashes each key to its file group, so an upsert looks nothing
+# up, whatever the table holds. Hudi's own index (simple) reads the keys of
+# every partition the batch touches, and the corrections here touch all 30 days.
+BUCKETS = 4
 
 # Log rows for append against upsert: batch k writes `rows` new rows.
 LOGS = """
@@ -145,6 +156,8 @@ def events_vars(p: dict, batch: int, batch_rows: int, new_share=0.5) -> str:
             "table_type": p["table_type"],
             "rows": p["rows"],
             "plan_after": p.get("plan_after", 0),
+            "index": p["index"],
+            "buckets": p.get("buckets", BUCKETS),
             "batch": batch,
             "batch_rows": batch_rows,
             "new_share": new_share,
@@ -277,11 +290,11 @@ def in_own_lake(phases: list[tuple[str, dict]], keep: bool = False) -> dict:
 # --- the parts -------------------------------------------------------------------
 
 
-def full_against_incremental(sizes: list[int]) -> dict:
+def full_against_incremental(sizes: list[int], index: str) -> dict:
     fixed = max(1, min(sizes) // 100)
     measured = []
     for rows in sizes:
-        params = {"table_type": "mor", "rows": rows, "fixed_rows": fixed}
+        params = {"table_type": "mor", "rows": rows, "fixed_rows": fixed, "index": index}
         figures = in_own_lake([("load", params), ("micro_batches", params)])
         figures["rows"] = rows
         figures["one_percent_over_full"] = (
@@ -300,21 +313,23 @@ def full_against_incremental(sizes: list[int]) -> dict:
         )
     small, large = measured[0], measured[-1]
     return {
+        "index": index,
         "sizes": measured,
         "fixed_batch_growth": large["fixed_batch_s"] / small["fixed_batch_s"],
         "table_growth": large["rows"] / small["rows"],
     }
 
 
-def mor_against_cow(rows: int) -> dict:
+def mor_against_cow(rows: int, index: str) -> dict:
     types = {}
     for table_type in ("mor", "cow"):
         # The measured upsert (the third delta commit) plans the compaction.
-        params = {"table_type": table_type, "rows": rows, "plan_after": 3}
+        params = {"table_type": table_type, "rows": rows, "plan_after": 3, "index": index}
         types[table_type] = in_own_lake([("load", params), ("upserts_and_reads", params)])
         print(f"{table_type}, {rows:,} events: {types[table_type]}", flush=True)
     return {
         "rows": rows,
+        "index": index,
         "types": types,
         "cow_over_mor_upsert": types["cow"]["upsert_s"] / types["mor"]["upsert_s"],
     }
@@ -340,6 +355,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mor-cow-size", type=int, default=5_000_000)
     parser.add_argument("--append-rows", type=int, default=1_000_000)
     parser.add_argument("--parts", default="full,mor_cow,append")
+    parser.add_argument(
+        "--index",
+        choices=("bucket", "simple", "bloom", "default"),
+        default="bucket",
+        help=f"the events table's index (default bucket, {BUCKETS} buckets a day; "
+        "default: none set, Hudi's own)",
+    )
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument("--phase", choices=sorted(PHASES), help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
@@ -352,9 +374,9 @@ def main(argv: list[str] | None = None) -> None:
     results: dict = {}
     if "full" in parts:
         sizes = sorted(int(s) for s in args.sizes.split(","))
-        results["full_against_incremental"] = full_against_incremental(sizes)
+        results["full_against_incremental"] = full_against_incremental(sizes, args.index)
     if "mor_cow" in parts:
-        results["mor_against_cow"] = mor_against_cow(args.mor_cow_size)
+        results["mor_against_cow"] = mor_against_cow(args.mor_cow_size, args.index)
     if "append" in parts:
         results["append_against_upsert"] = append_against_upsert(args.append_rows)
     print(json.dumps(results, indent=1))

@@ -1,11 +1,13 @@
-{#- One row per event, its highest version: merge-on-read, upserted by
+{#- One row per event, its highest version: copy-on-write, upserted by
     event_id, ordered by event_version. Reads only what ODS committed since
     the last run (a commit read); CDC with before and after images, for DWS's
-    deltas. -#}
+    deltas: a copy-on-write writer stores them as it commits, so DWS's change
+    read costs what changed (on merge-on-read Hudi would merge each touched
+    file group to find the before images). -#}
 
 {{ config(
     materialized='incremental',
-    table_type='mor',
+    table_type='cow',
     incremental_strategy='upsert',
     unique_key='event_id',
     precombine_key='event_version',
