@@ -15,8 +15,8 @@ cost_micros), then builds it, batch by batch, four ways, each in a process
   each change's before and after images beside the files it rewrites, so the
   change read costs what changed, where on merge-on-read Hudi's change read
   merges every file group the batch touched to find the before images (at
-  the default scale DWS took 5.0-6.5 s a batch on a merge-on-read DWD, 3.0-3.7
-  s on a copy-on-write one, whose upsert took about as long, 4 s).
+  the default scale DWS took 5.0-6.5 s a batch on a merge-on-read DWD,
+  3.0-3.7 s on a copy-on-write one; DWD's upsert took 4-5 s either way).
 - `dbt_spark_hudi`: dbt-spark on Hudi (`type: spark`, `method: session`) as
   dbt-spark's and Hudi's docs write it: `file_format: hudi`, raw `options`
   (type, primaryKey, preCombineField), `incremental_strategy: merge` with a
