@@ -6,9 +6,10 @@ by batch on generated data, with a lake of its own; the test kills its whole
 process group (Python and its Spark JVM, as kill -9 of a job does) at a point
 read off the lake's files, then starts the next run at once, at the batch that
 was killed. One chain of runs is killed at each named point below in turn,
-then finishes; a reference child builds the same batches without
-interruption, at the same time. Both print a digest of every table of every layer (ref, ods, dwd, dws,
-ads) and the rows each landed file gave ODS, which the tests compare.
+then finishes; a reference child builds the same batches without interruption,
+at the same time. Both print a digest of every table of every layer (ref, ods,
+dwd, dws, ads) and the rows each landed file gave ODS, which the tests
+compare.
 
 Named points, in the order the chain meets them. dwd_billing_events compacts
 after every delta commit and keeps one commit's file versions here (--vars),
