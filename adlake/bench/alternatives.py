@@ -61,7 +61,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -73,6 +72,7 @@ from random import Random
 import yaml
 
 from adlake import ROOT
+from adlake.bench import children
 
 PIPELINE = Path(__file__).resolve().with_name("pipeline")
 APPROACHES = ("lakehouse", "dbt_spark_hudi", "parquet_rebuild", "floor")
@@ -402,29 +402,11 @@ def measure(approach: str, work: Path, generated: Path, expected: Path, driver_m
     if approach != "floor":
         write_profile(work, approach, driver_memory)
     started = time.perf_counter()
-    child = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            __spec__.name,  # this module
-            "--approach",
-            approach,
-            "--work",
-            str(work),
-            "--generated",
-            str(generated),
-            "--expected",
-            str(expected),
-        ],
-        env=child_env(approach, work, driver_memory),
-        cwd=work,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    found = [line for line in child.stdout.splitlines() if line.startswith("figures: ")]
-    if child.returncode != 0 or not found:
-        raise SystemExit(f"{approach}: failed (exit {child.returncode}); see its output above")
-    figures = json.loads(found[-1][len("figures: ") :])
+    args = ["--approach", approach, "--work", str(work), "--generated", str(generated)]
+    args += ["--expected", str(expected)]
+    env = child_env(approach, work, driver_memory)
+    failure = f"{approach}: failed; see its output above"
+    figures = children.run(__spec__.name, args, failure, env=env, cwd=work)
     figures["process_seconds"] = time.perf_counter() - started
     return figures
 
@@ -454,8 +436,8 @@ def summarize(parameters: dict, measured: dict[str, dict]) -> dict:
             # dbt's seconds per model (the floor's one job), per measured batch.
             "per_model_seconds": {a: f["models"][first:] for a, f in measured.items()},
             "process_seconds": {a: f["process_seconds"] for a, f in measured.items()},
-            # The runs that compacted a merge-on-read DWD (inline, every 5 delta commits
-            # by default, in both Hudi approaches): "load", "warm-up N", "batch N".
+            # The runs that compacted a merge-on-read DWD (dbt-spark's: inline,
+            # every 5 delta commits by default): "load", "warm-up N", "batch N".
             "dwd_compacted_in": {
                 a: [
                     batch_label(b, first - 1)
@@ -547,7 +529,7 @@ def main() -> None:
 
     if args.approach:
         figures = run_approach(args.approach, args.work, args.generated, args.expected)
-        print("figures: " + json.dumps(figures), flush=True)
+        children.report(figures)
         return
 
     batch_events = args.batch_events or max(2, args.base_events // 100)

@@ -45,13 +45,13 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
+from adlake.bench import children
 from adlake.bench.profile_batch import StatementRecorder
 from adlake.bench.soak import cpu_seconds, past_start, rss_mib, write_profile
 from adlake.generator import generate
@@ -308,48 +308,20 @@ def main() -> None:
             args.threads,
             args.warmup,
         )
-        print("figures: " + json.dumps(figures), flush=True)
+        children.report(figures)
         return
 
     runs = []
     try:
         for size in sizes:
             # A process per size: each gets a JVM and a lake of its own.
-            child = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    __spec__.name,  # this module
-                    "--one",
-                    "--preload",
-                    str(size),
-                    "--batch-events",
-                    str(args.batch_events),
-                    "--batches",
-                    str(args.batches),
-                    "--preload-chunk",
-                    str(args.preload_chunk),
-                    "--seed",
-                    str(args.seed),
-                    "--threads",
-                    str(args.threads),
-                    "--warmup",
-                    str(args.warmup),
-                    "--work",
-                    str(work / f"preload_{size}"),
-                ],
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            figures = None
-            for line in child.stdout:  # its progress as it goes; its figures on the last line
-                if line.startswith("figures: "):
-                    figures = json.loads(line[len("figures: ") :])
-                else:
-                    print(line, end="", flush=True)
-            if child.wait() != 0 or figures is None:
-                sys.exit(f"preload {size:,}: failed (exit {child.returncode})")
-            runs.append(figures)
+            child_args = ["--one", "--preload", str(size), "--batch-events", str(args.batch_events)]
+            child_args += ["--batches", str(args.batches)]
+            child_args += ["--preload-chunk", str(args.preload_chunk)]
+            child_args += ["--seed", str(args.seed), "--threads", str(args.threads)]
+            child_args += ["--warmup", str(args.warmup), "--work", str(work / f"preload_{size}")]
+            failure = f"preload {size:,}: failed"
+            runs.append(children.run(__spec__.name, child_args, failure))
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)

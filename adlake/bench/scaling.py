@@ -58,7 +58,7 @@ EVENTS = """
 {{ config(materialized='incremental', table_type=var('table_type', 'mor'), unique_key='event_id',
           precombine_key='version', partition_by='event_date',
           index=none if var('index', 'default') == 'default'
-              else {'type': 'bucket', 'buckets': var('buckets', 4)} if var('index') == 'bucket'
+              else {'type': 'bucket', 'buckets': var('buckets')} if var('index') == 'bucket'
               else {'type': var('index')},
           compaction=none if var('table_type', 'mor') == 'cow'
               else {'mode': 'schedule', 'delta_commits': plan_after} if plan_after
