@@ -4,6 +4,7 @@ import pytest
 from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse.change_reads import ChangeRead, Timeline, plan_read
+from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
 from dbt.adapters.lakehouse.change_reads.sql import (
     changed_keys_sql,
     image_value,
@@ -149,3 +150,47 @@ def test_signed_changes_add_after_images_and_subtract_before_images():
         ChangeRead("dwd.events", "cdc", None, ACTIVE[-1], columns=columns), ["cost_micros"], "m"
     )
     assert full == "(select 1 as _sign, cost_micros from dwd.events)"
+
+
+# A merge-on-read timeline: delta commits D1, D2; compaction C planned after D2;
+# D3 requested while C was pending, C completed after D3; then D4.
+WEDGED = (
+    ("20261122100000000", "20261122100001000", "deltacommit"),
+    ("20261122100100000", "20261122100101000", "deltacommit"),
+    ("20261122100200000", "20261122100400000", "commit"),
+    ("20261122100300000", "20261122100301000", "deltacommit"),
+    ("20261122100500000", "20261122100501000", "deltacommit"),
+)
+
+
+def test_delta_commits_written_on_a_pending_compaction_are_found():
+    assert written_on_pending_compactions(WEDGED) == (
+        ("20261122100300000", "20261122100301000", "20261122100200000"),
+    )
+    # A compaction that completed before the next delta commit began: none.
+    in_order = [*WEDGED[:2], ("20261122100200000", "20261122100250000", "commit"), *WEDGED[3:]]
+    assert written_on_pending_compactions(in_order) == ()
+    # Copy-on-write writes are commits, never delta commits: none either.
+    assert written_on_pending_compactions([(i, c, "commit") for i, c, _ in WEDGED]) == ()
+
+
+def test_cdc_range_holding_such_a_delta_commit_is_a_gap_and_later_ranges_are_not():
+    timeline = Timeline(
+        tuple((i, c) for i, c, _ in WEDGED), None, written_on_pending_compactions(WEDGED)
+    )
+    consumed = WEDGED[1][1]  # after D2: the range holds D3
+    with pytest.raises(CompilationError) as excinfo:
+        plan_read("dwd.events", "cdc", consumed, timeline, "fail", "dws")
+    message = str(excinfo.value)
+    assert "20261122100300000" in message and "20261122100200000" in message
+    assert "dbt run --full-refresh --select dws" in message
+    full = plan_read("dwd.events", "cdc", consumed, timeline, "full", "dws", [("id", "bigint")])
+    assert full.begin is None and "Reading the full table instead" in full.note
+    # After D3 the range holds C and D4 only: Hudi reads it.
+    assert (
+        plan_read("dwd.events", "cdc", WEDGED[3][1], timeline, "fail", "dws").begin == WEDGED[3][1]
+    )
+    # A latest_state read of the same range works: no gap.
+    assert (
+        plan_read("dwd.events", "latest_state", consumed, timeline, "fail", "dws").begin == consumed
+    )

@@ -19,6 +19,7 @@ from dbt_common.utils.executor import executor
 
 from dbt.adapters.lakehouse import (
     catalog,
+    compaction_order,
     concurrency,
     recovery,
     session_settings,
@@ -259,6 +260,16 @@ class LakehouseAdapter(SparkAdapter):
             f"{relation}: its metadata table had compaction {', '.join(pending)} left pending by a "
             "writer that died; the metadata table was dropped and this write rebuilds it."
         )
+
+    @available
+    def compacts_before_writing(self, table_props: dict[str, str]) -> bool:
+        """Whether a write of this table (catalog properties) first runs its
+        pending compaction plans: see compaction_order. Not with optimistic
+        concurrency, where a pending plan may be another live writer's; the
+        change reads then stop with a message if the write lands on it."""
+        if self.config.credentials.concurrency == concurrency.OPTIMISTIC:
+            return False
+        return compaction_order.compacts_before_writing(table_props)
 
     # --- scratch tables ----------------------------------------------------------
 

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
+from tests.adapter.functional.change_reads import cdc_models
 from tests.dbt_harness import DbtProject, completed_instants
 
 HELPER = Path(__file__).with_name("dbt_batches.py")
@@ -189,4 +191,39 @@ def test_scheduled_compaction_killed_in_flight_is_completed_by_the_next_operatio
     completed = {
         instant: action for instant, _, action in completed_instants(project.table_dir("events"))
     }
+    assert all(completed.get(instant) == "commit" for instant in killed), completed
+
+
+def test_write_after_a_kill_during_compaction_leaves_the_downstream_change_read_exact(tmp_path):
+    """A kill during an inline compaction leaves its plan pending; the next run
+    writes the table again at once. Had that delta commit landed on the plan's
+    file slices (Hudi runs a pending plan only after the next write commits),
+    the compaction would complete after it and the downstream's CDC read of
+    the range would fail on every run after. The adapter runs the plan first."""
+    project = DbtProject(tmp_path / "project", "crash", tmp_path / "lake")
+    project.model("up", cdc_models.up("inline"))
+    project.model("down", cdc_models.DOWN)
+    timeline = project.table_dir("up") / ".hoodie" / "timeline"
+    run = ChildRun(project, 1, 10)
+    run.kill_when(lambda: timeline.is_dir() and bool(list(timeline.glob("*.compaction.inflight"))))
+    killed = pending_compactions(timeline)
+    killed_in = max(run.batches_done(), default=0) + 1
+    assert killed, "the kill left no compaction pending"
+
+    rerun = ChildRun(
+        project,
+        killed_in,
+        killed_in + 1,
+        "--query",
+        "select sum(total), sum(records) from crash.down",
+        "--query",
+        "select count(*), sum(value) from crash.up",
+    )
+    assert rerun.finish() == 0, rerun.output()
+    assert "ran the compaction plan(s) pending on crash.up before writing" in rerun.output()
+    total = cdc_models.total(killed_in + 1)
+    assert query_rows(rerun) == [(total, cdc_models.IDS), (cdc_models.IDS, total)]
+    instants = completed_instants(project.table_dir("up"))
+    assert written_on_pending_compactions(instants) == (), instants
+    completed = {instant: action for instant, _, action in instants}
     assert all(completed.get(instant) == "commit" for instant in killed), completed

@@ -108,7 +108,7 @@ class ChangeReadPlanner:
         )
         # A full cdc read renders the snapshot as images of these columns.
         columns = self._columns_of(upstream) if mode == "cdc" else []
-        timeline = self._timeline(upstream_name, with_cleans=mode == "cdc")
+        timeline = self._timeline(upstream_name, for_cdc=mode == "cdc")
         read = ranges.plan_read(
             upstream_name, mode, consumed, timeline, "fail" if signed else on_gap, name, columns
         )
@@ -166,13 +166,18 @@ class ChangeReadPlanner:
             if read.end is not None
         }
 
-    def _timeline(self, table: str, with_cleans: bool) -> Timeline:
-        commits = tuple(
-            (str(c["commit_time"]), str(c["state_transition_time"]))
+    def _timeline(self, table: str, for_cdc: bool) -> Timeline:
+        commits = [
+            (str(c["commit_time"]), str(c["state_transition_time"]), str(c["action"]))
             for c in self._metadata.completed_commits(table, TIMELINE_SCAN)
+        ]
+        if not for_cdc:
+            return Timeline(tuple(commit[:2] for commit in commits))
+        return Timeline(
+            tuple(commit[:2] for commit in commits),
+            self._metadata.cleaned_before(table),
+            ranges.written_on_pending_compactions(commits),
         )
-        retained_from = self._metadata.cleaned_before(table) if with_cleans else None
-        return Timeline(commits, retained_from)
 
     def _consumed_position(self, table: str, upstream: str) -> str | None:
         """The upstream instant recorded by this table's latest write that

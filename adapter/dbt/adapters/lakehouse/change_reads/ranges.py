@@ -55,6 +55,10 @@ class Timeline:
     # The cleaner may have removed the file slices written before this instant
     # (from the upstream's cleans); None if nothing was cleaned.
     retained_from: str | None = None
+    # Delta commits written while a compaction was pending, which then
+    # completed: (delta commit, its completion, compaction). See
+    # written_on_pending_compactions.
+    on_pending_compactions: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def completions(self) -> list[str]:
@@ -64,6 +68,37 @@ class Timeline:
         """The earliest instant whose write a read after `begin` needs."""
         instants = [instant for instant, completed in self.commits if completed > begin]
         return min(instants) if instants else None
+
+
+def written_on_pending_compactions(
+    commits: Iterable[tuple[str, str, str]],
+) -> tuple[tuple[str, str, str], ...]:
+    """From the completed (instant, completion, action) of a merge-on-read
+    table: each delta commit requested while a compaction was planned and not
+    yet complete, as (delta commit, its completion, compaction).
+
+    Such a delta commit appends its log file to the file slice the compaction
+    will create, whose base file does not exist yet; its commit metadata
+    records the slice without one. Once the compaction has completed, Hudi
+    1.2's CDC query of a range that holds the delta commit looks for that base
+    file as the before image and fails (NoSuchElementException in
+    CDCFileGroupIterator.loadBeforeFileSliceIfNeeded), on every read. (While
+    the compaction is still pending the read works; a latest_state read works
+    either way.) The adapter's own writes never leave this shape behind (see
+    compaction_order.py): it comes from a lake written before that, or by
+    another writer. On a merge-on-read table a completed `commit` is a
+    compaction."""
+    commits = list(commits)
+    compactions = [
+        (instant, completed) for instant, completed, action in commits if action == "commit"
+    ]
+    return tuple(
+        (instant, completed, compaction)
+        for instant, completed, action in commits
+        if action == "deltacommit"
+        for compaction, compacted in compactions
+        if compaction < instant < compacted
+    )
 
 
 @dataclass(frozen=True)
@@ -137,7 +172,7 @@ def plan_read(
     gap = _gap(upstream, mode, consumed, timeline)
     if gap is None:
         return ChangeRead(upstream, mode, consumed, end, columns=columns)
-    note = f"Model '{model}': the instant it last consumed from {upstream} ({consumed}) {gap}; an incremental read from it could miss changes."
+    note = f"Model '{model}': the instant it last consumed from {upstream} ({consumed}) {gap}."
     if on_gap == "fail":
         raise CompilationError(
             note + " Rebuild with `dbt run --full-refresh --select " + model + "`."
@@ -152,7 +187,10 @@ def _gap(upstream: str, mode: str, consumed: str, timeline: Timeline) -> str | N
     instants = timeline.completions
     if consumed not in instants and consumed < instants[-1]:
         # Archived, rolled back, restored or rebuilt: changes may be missing.
-        return "is no longer on that table's active timeline (archived, rolled back, restored or rebuilt)"
+        return (
+            "is no longer on that table's active timeline (archived, rolled back, restored or "
+            "rebuilt); an incremental read from it could miss changes"
+        )
     # A cdc read takes its images from the files each write in the range left;
     # once the cleaner removed them, Hudi fails on the missing files. (A
     # latest_state read falls back to the current file slices by itself.)
@@ -165,6 +203,19 @@ def _gap(upstream: str, mode: str, consumed: str, timeline: Timeline) -> str | N
     ):
         return (
             f"is followed by writes whose files the cleaner has removed from {upstream} "
-            f"(it retains instants from {timeline.retained_from} on)"
+            f"(it retains instants from {timeline.retained_from} on); an incremental read from "
+            "it could miss changes"
         )
+    if mode == "cdc":
+        unreadable = [
+            f"{delta} (written while compaction {compaction} was pending)"
+            for delta, completed, compaction in timeline.on_pending_compactions
+            if completed > consumed
+        ]
+        if unreadable:
+            return (
+                f"is followed by delta commit(s) {', '.join(unreadable)}: Hudi's CDC query "
+                "cannot read a delta commit written on the file slice of a compaction that "
+                "completed after it (it finds no file slice before it)"
+            )
     return None

@@ -54,6 +54,15 @@
     {%- if recovered -%}
       {{ exceptions.warn(recovered) }}
     {%- endif -%}
+    {#- A write never lands on the file slices of a pending compaction of a
+        table with CDC on: its consumers' CDC reads could not read it once
+        the compaction completed (adapter compaction_order.py). -#}
+    {%- if adapter.compacts_before_writing(table_props) -%}
+      {%- set compacted = lakehouse_run_pending_compactions(target_relation.schema ~ '.' ~ target_relation.identifier) -%}
+      {%- if compacted is not none -%}
+        {{ log("Model " ~ model.name ~ ": ran the compaction plan(s) pending on " ~ target_relation ~ " before writing to it: " ~ compacted.rows | map(attribute='timestamp') | join(', '), info=true) }}
+      {%- endif -%}
+    {%- endif -%}
     {%- do lakehouse_update_table_properties(target_relation, lake.changed_properties(table_props)) -%}
     {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
     {%- do process_schema_changes(on_schema_change, temp_relation, existing_relation) -%}

@@ -73,17 +73,26 @@
     {%- if compaction.table_type == 'mor' and compaction.mode == 'schedule'
         and adapter.get_relation(node.database, node.schema, node.alias) is not none -%}
       {%- set name = node.schema ~ '.' ~ node.alias -%}
-      {#- An inflight plan is one a killed process left: it is handed to Hudi to run too. -#}
-      {%- set pending = lakehouse_call('show_compaction', {'table': name}).rows
-          | selectattr('state', 'in', ['REQUESTED', 'INFLIGHT']) | list -%}
-      {%- if pending -%}
-        {%- set result = lakehouse_call('run_compaction', {'op': 'run', 'table': name}) -%}
+      {%- set result = lakehouse_run_pending_compactions(name) -%}
+      {%- if result is not none -%}
         {{ lakehouse_print_rows("scheduled compaction run on " ~ name ~ " (instant, file groups, state):", result) }}
       {%- else -%}
         {{ log("no compaction pending on " ~ name, info=true) }}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
+{%- endmacro %}
+
+{#- Runs the pending compaction plans of the table `name` and returns what
+    run_compaction reported, or none when no plan was pending. An inflight
+    plan is one a killed process left: Hudi rolls it back and runs it again. -#}
+{% macro lakehouse_run_pending_compactions(name) -%}
+  {%- set pending = lakehouse_call('show_compaction', {'table': name}).rows
+      | selectattr('state', 'in', ['REQUESTED', 'INFLIGHT']) | list -%}
+  {%- if not pending -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {{ return(lakehouse_call('run_compaction', {'op': 'run', 'table': name})) }}
 {%- endmacro %}
 
 {#- Cleans with the model's cleaning config when a model is given, else the table's. -#}
