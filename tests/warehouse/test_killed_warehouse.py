@@ -13,19 +13,23 @@ compare.
 
 Named points, in the order the chain meets them. dwd_billing_events compacts
 after every delta commit and keeps one commit's file versions here (--vars),
-so that four batches compact and clean: within a write Hudi commits, cleans,
+so that a few batches compact and clean: within a write Hudi commits, cleans,
 then compacts, so its first clean comes in batch 3 (of what batch 2's
 compaction replaced), and the compaction kill must come after it (a compaction
 left pending keeps its file groups from being cleaned).
 
+- during_ods_commit (batch 1): a commit of ods_billing_events in flight;
 - before_dwd_commit (batch 1): DWD staged its batch, no commit begun;
 - during_dwd_commit (batch 1): a delta commit of dwd_billing_events in flight;
 - between_layers (the same batch): DWD's write done, DWS begun reading it, no
   DWS commit;
+- during_ads_commit (the same batch): a commit of ads_spend_by_customer in flight;
 - during_clean (batch 3): a clean of dwd_billing_events planned or in flight;
-- during_compaction (batch 4): an inline compaction of dwd_billing_events in
-  flight. Nothing writes DWD after it, so it stays pending: Hudi runs it on the
-  table's next write; a snapshot read does not see its files.
+- during_compaction (batch 4): an inline compaction of dwd_billing_events
+  planned or in flight. The rerun of batch 4 has nothing new for DWD, so the
+  plan is still pending when batch 5 writes DWD: that write runs it first (a
+  delta commit on the plan's file slices, with the plan completing after it,
+  made dws_spend_hourly's CDC read of the range fail on every run after).
 
 The data tests are left out of these builds (`--no-tests`): they read and
 check, and would take most of the time. Kills at random moments are the
@@ -40,7 +44,8 @@ import json
 import pytest
 
 from adlake.generator import generate
-from tests.dbt_harness import hudi_jar
+from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
+from tests.dbt_harness import completed_instants, hudi_jar
 from tests.warehouse.warehouse_batches import (
     POINTS,
     Chain,
@@ -55,14 +60,16 @@ from tests.warehouse.warehouse_batches import (
 )
 
 SCHEMA = "crash"  # the same in both lakes, so that the digests name the same tables
-BATCHES = 4
+BATCHES = 5
 DATA = dict(seed=12, events=1500, batches=BATCHES, accounts=30, late_accounts=2)
 VARS = {"dwd_compaction_delta_commits": 1, "dwd_cleaning_retain": 1}
 OPTIONS = ["--vars", json.dumps(VARS), "--no-tests"]
 NAMED = [
+    "during_ods_commit",
     "before_dwd_commit",
     "during_dwd_commit",
     "between_layers",
+    "during_ads_commit",
     "during_clean",
     "during_compaction",
 ]
@@ -160,3 +167,16 @@ def test_every_killed_write_was_rolled_back(killed_chain):
             if a not in ("compaction", "clean")
         ]
     assert not left, "writes left pending:\n" + "\n".join(left)
+
+
+def test_the_compaction_left_pending_ran_before_the_next_write_of_its_table(killed_chain):
+    """The last kill left a compaction of dwd_billing_events pending; batch 5's
+    write of the table ran it first, so no delta commit was written on its
+    file slices (which would have made dws_spend_hourly's change read fail)."""
+    chain, _ = killed_chain
+    seen = chain.kills[-1].seen
+    assert seen.startswith("dwd.dwd_billing_events ") and ".compaction." in seen, seen
+    killed = seen.split(" ")[-1].split(".")[0]
+    instants = completed_instants(chain.work.table_dir("dwd", "dwd_billing_events"))
+    assert (killed, "commit") in {(i, action) for i, _, action in instants}, instants
+    assert written_on_pending_compactions(instants) == (), instants

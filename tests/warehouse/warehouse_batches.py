@@ -289,8 +289,10 @@ class KillPoint:
     held: Callable[[Work, LakeState, str], bool]
 
 
+ODS = "ods.ods_billing_events"
 DWD = "dwd.dwd_billing_events"
 DWS = "dws.dws_spend_hourly"
+ADS = "ads.ads_spend_by_customer"
 
 
 def _first(found: list[str]) -> str | None:
@@ -343,10 +345,24 @@ POINTS: dict[str, KillPoint] = {
             ("inflight",),
         ),
         _pending_point(
+            "during_ods_commit",
+            "a commit of ods_billing_events in flight",
+            ODS,
+            "commit",
+            ("inflight",),
+        ),
+        _pending_point(
             "during_compaction",
-            "an inline compaction of dwd_billing_events in flight",
+            "an inline compaction of dwd_billing_events planned or in flight",
             DWD,
             "compaction",
+            ("requested", "inflight"),
+        ),
+        _pending_point(
+            "during_ads_commit",
+            "a commit of ads_spend_by_customer in flight",
+            ADS,
+            "commit",
             ("inflight",),
         ),
         _pending_point(
