@@ -4,7 +4,9 @@ trigger       num_commits | time_elapsed | num_and_time | num_or_time (default n
 delta_commits delta commits since the last compaction that trigger it (default 5)
 delta_seconds seconds since the last compaction that trigger it (default 3600)
 mode          inline (schedule and run after the write that meets the trigger),
-              schedule (only schedule it; run it with the `compact` operation),
+              schedule (only schedule it; run it with the `compact` operation;
+              on a table with CDC on, the next write runs a plan still
+              pending: see compaction_order.py),
               off (neither)                                      (default inline)
 """
 
