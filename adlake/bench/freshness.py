@@ -49,7 +49,9 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from adlake.bench import children
 from adlake.bench.profile_batch import StatementRecorder
@@ -141,7 +143,25 @@ def describe_batch(label: str, figures: dict) -> str:
     )
 
 
-def run_one(
+@dataclass
+class Preloaded:
+    """A warehouse built on `preload_batches` batches, its batches after them
+    generated and not landed yet; the JVM warm."""
+
+    builds: Builds
+    spark: Any
+    jvm: int  # the Spark JVM's process id
+    generated: Path
+    landing: Path
+    truth: list[dict]  # the generator's cumulative truth after each batch
+    preload_batches: int
+    total_batches: int
+    lines: dict  # billing lines so far (runner.warehouse.billing_lines)
+    preload_s: float
+    full_checks_s: float
+
+
+def preload_warehouse(
     preload: int,
     batch_events: int,
     batches: int,
@@ -150,8 +170,10 @@ def run_one(
     work: Path,
     threads: int,
     warmup: int,
-) -> dict:
-    """Preload, then land and build `batches` batches; returns the figures."""
+    label: str = "preload",
+) -> Preloaded:
+    """Steps 1 and 2 above: generates the preload and `batches` batches after
+    it, builds the preload, then checks whole tables once."""
     from pyspark.sql import SparkSession
 
     for folder in ("lake", "landing", "target", "logs"):  # a fresh warehouse every time
@@ -174,7 +196,7 @@ def run_one(
         force=True,
     )["batches"]
     print(
-        f"preload {preload:,}: generated {batch_events * total_batches:,} event lines in "
+        f"{label} {preload:,}: generated {batch_events * total_batches:,} event lines in "
         f"{total_batches} batches in {time.perf_counter() - started:.0f} s",
         flush=True,
     )
@@ -189,7 +211,7 @@ def run_one(
         builds.build("changed", command="run")
         builds.compact_scheduled()
         print(
-            f"preload {preload:,}: batches {first}-{last} built "
+            f"{label} {preload:,}: batches {first}-{last} built "
             f"({time.perf_counter() - started:.0f} s so far)",
             flush=True,
         )
@@ -209,7 +231,38 @@ def run_one(
     started = time.perf_counter()
     tally_full = tally(builds.build("full"))
     check_s = time.perf_counter() - started
-    print(f"preload {preload:,}: whole-table checks [{tally_full}] in {check_s:.0f} s", flush=True)
+    print(f"{label} {preload:,}: whole-table checks [{tally_full}] in {check_s:.0f} s", flush=True)
+    return Preloaded(
+        builds,
+        spark,
+        jvm,
+        generated,
+        landing,
+        truth,
+        preload_batches,
+        total_batches,
+        before,
+        preload_s,
+        check_s,
+    )
+
+
+def run_one(
+    preload: int,
+    batch_events: int,
+    batches: int,
+    chunk: int,
+    seed: int,
+    work: Path,
+    threads: int,
+    warmup: int,
+) -> dict:
+    """Preload, then land and build `batches` batches; returns the figures."""
+    loaded = preload_warehouse(preload, batch_events, batches, chunk, seed, work, threads, warmup)
+    builds, spark, jvm = loaded.builds, loaded.spark, loaded.jvm
+    generated, landing, truth, before = loaded.generated, loaded.landing, loaded.truth, loaded.lines
+    preload_batches, total_batches = loaded.preload_batches, loaded.total_batches
+    preload_s, check_s = loaded.preload_s, loaded.full_checks_s
 
     measured: list[dict] = []
     for number, batch in enumerate(range(preload_batches + 1, total_batches + 1), start=1):

@@ -9,12 +9,14 @@ writes its figures as JSON:
   copy-on-write, append against upsert;
 - adlake.bench.alternatives: the same pipeline on this adapter, on plain
   dbt-spark with Hudi, as parquet full rebuilds, and the raw-I/O floor;
-- adlake.bench.freshness: latency from landing to ADS on the warehouse.
+- adlake.bench.freshness: latency from landing to ADS on the warehouse;
+- adlake.bench.stream: the same under a stream, a batch landing every 60 s
+  while continuous mode builds.
 
-    python -m adlake.bench.suite [--scale default|large] [--parts scaling,alternatives,freshness]
+    python -m adlake.bench.suite [--scale default|large] [--parts scaling,alternatives,freshness,stream]
                                  [--out benchmarks]
 
-The default scale fits in about 30 minutes on a 2-core machine; `large`
+The default scale takes about 40 minutes on a 2-core machine; `large`
 measures ten times the data and takes hours; `tiny` checks the wiring in a
 few minutes (its figures mean nothing). Nothing is asserted on time:
 the report says which targets the figures meet.
@@ -43,6 +45,8 @@ SCALES = {
         # One measured batch: each costs over a minute (data tests included),
         # and the default scale must fit in 30 minutes.
         "freshness": ["--preload", "1000000", "--batches", "1", "--warmup", "1"],
+        # Ten batches a minute apart: at least ten minutes.
+        "stream": ["--preload", "1000000", "--batches", "10"],
     },
     # Minutes, not half an hour: to check the wiring end to end, not to measure.
     "tiny": {
@@ -67,6 +71,20 @@ SCALES = {
             "--warmup",
             "1",
         ],
+        "stream": [
+            "--preload",
+            "20000",
+            "--preload-chunk",
+            "20000",
+            "--batch-events",
+            "2000",
+            "--batches",
+            "3",
+            "--interval",
+            "15",
+            "--warmup",
+            "1",
+        ],
     },
     "large": {
         "scaling": [
@@ -79,9 +97,10 @@ SCALES = {
         ],
         "alternatives": ["--base-events", "20000000"],
         "freshness": ["--preload", "1000000", "--preload", "10000000"],
+        "stream": ["--preload", "1000000", "--preload", "10000000"],
     },
 }
-PARTS = ("scaling", "alternatives", "freshness")
+PARTS = ("scaling", "alternatives", "freshness", "stream")
 
 
 def run_part(part: str, args: list[str], out: Path) -> dict:

@@ -150,6 +150,9 @@ def batch_figures(result, new: Snapshot, before: dict | None, after: dict) -> di
         "nodes": nodes,
         "spans": spans,
         "landing_to_ads": ads_done - landed_at if ads_done else None,
+        # Seconds since the epoch: the earliest new file landed, the last ADS model done.
+        "landed_at": landed_at,
+        "ads_done_at": ads_done or None,
     }
 
 
@@ -192,11 +195,14 @@ def watch(
     max_builds: int | None = None,
     stop: Callable[[], bool] | None = None,
     reader: Callable[[], Any] | None = None,
+    after_build: Callable[[dict], None] | None = None,
 ) -> list[dict]:
     """Builds each batch as it lands until `stop()` is true (checked between
     batches and while idle) or `max_builds` builds have run; returns each
     build's figures. `reader` gives a session to count the billing lines
-    with (default: a child of the embedded session dbt started here)."""
+    with (default: a child of the embedded session dbt started here).
+    `after_build` is called with each build's figures once its scheduled
+    compactions ran (a benchmark checks the totals there)."""
     reader = reader or (lambda: reader_session("session", None))
     stop = stop or (lambda: False)
     done: list[dict] = []
@@ -215,8 +221,10 @@ def watch(
         started = time.perf_counter()
         result = builds.build("full" if full else "changed")
         build_seconds = time.perf_counter() - started
+        built_at = time.time()
         lines_after = billing_lines(reader(), schema)
         figures = batch_figures(result, new, lines_before, lines_after)
+        figures.update({"built_at": built_at, "new_files": sorted(new), "build_s": build_seconds})
         state.save(landed)
         lines_before = lines_after
         print(
@@ -235,6 +243,8 @@ def watch(
                 f"batch {number}: scheduled compactions run in {figures['compaction_s']:.1f} s",
                 flush=True,
             )
+        if after_build is not None:
+            after_build(figures)
         done.append(figures)
     return done
 
