@@ -175,9 +175,7 @@ def test_delta_commits_written_on_a_pending_compaction_are_found():
 
 
 def test_cdc_range_holding_such_a_delta_commit_is_a_gap_and_later_ranges_are_not():
-    timeline = Timeline(
-        tuple((i, c) for i, c, _ in WEDGED), None, written_on_pending_compactions(WEDGED)
-    )
+    timeline = Timeline.from_commits(WEDGED)
     consumed = WEDGED[1][1]  # after D2: the range holds D3
     with pytest.raises(CompilationError) as excinfo:
         plan_read("dwd.events", "cdc", consumed, timeline, "fail", "dws")
@@ -194,3 +192,26 @@ def test_cdc_range_holding_such_a_delta_commit_is_a_gap_and_later_ranges_are_not
     assert (
         plan_read("dwd.events", "latest_state", consumed, timeline, "fail", "dws").begin == consumed
     )
+
+
+def test_a_compaction_in_a_cdc_range_needs_no_slice_the_cleaner_removed():
+    """A run killed during a compaction: the consumer read the delta commit
+    before it; the next write ran the compaction, then cleaned what it
+    compacted (retaining from that write on). The range holds the compaction
+    and the write, whose slices are kept: no gap."""
+    commits = [
+        ("20261122100000000", "20261122100001000", "deltacommit"),
+        ("20261122100100000", "20261122100101000", "deltacommit"),
+        ("20261122100200000", "20261122100400000", "commit"),  # completed by the next write
+        ("20261122100500000", "20261122100501000", "deltacommit"),
+    ]
+    timeline = Timeline.from_commits(commits, retained_from="20261122100500000")
+    read = plan_read("dwd.events", "cdc", commits[1][1], timeline, "fail", "dws")
+    assert (read.begin, read.end) == (commits[1][1], "20261122100501000")
+    # Had the consumer not read the second delta commit, its slices are gone.
+    with pytest.raises(CompilationError, match="cleaner"):
+        plan_read("dwd.events", "cdc", commits[0][1], timeline, "fail", "dws")
+    # On copy-on-write every commit is a write: a commit is never skipped.
+    cow = Timeline.from_commits([(i, c, "commit") for i, c, _ in commits], "20261122100500000")
+    with pytest.raises(CompilationError, match="cleaner"):
+        plan_read("dwd.events", "cdc", commits[1][1], cow, "fail", "dws")

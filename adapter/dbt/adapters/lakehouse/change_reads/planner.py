@@ -171,12 +171,8 @@ class ChangeReadPlanner:
             (str(c["commit_time"]), str(c["state_transition_time"]), str(c["action"]))
             for c in self._metadata.completed_commits(table, TIMELINE_SCAN)
         ]
-        if not for_cdc:
-            return Timeline(tuple(commit[:2] for commit in commits))
-        return Timeline(
-            tuple(commit[:2] for commit in commits),
-            self._metadata.cleaned_before(table),
-            ranges.written_on_pending_compactions(commits),
+        return Timeline.from_commits(
+            commits, self._metadata.cleaned_before(table) if for_cdc else None
         )
 
     def _consumed_position(self, table: str, upstream: str) -> str | None:

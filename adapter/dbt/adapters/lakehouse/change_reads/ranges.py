@@ -55,18 +55,41 @@ class Timeline:
     # The cleaner may have removed the file slices written before this instant
     # (from the upstream's cleans); None if nothing was cleaned.
     retained_from: str | None = None
+    # The compactions among the commits: a CDC read returns no change of
+    # theirs, so it needs no file slice from before them.
+    compactions: frozenset[str] = frozenset()
     # Delta commits written while a compaction was pending, which then
     # completed: (delta commit, its completion, compaction). See
     # written_on_pending_compactions.
     on_pending_compactions: tuple[tuple[str, str, str], ...] = ()
 
+    @classmethod
+    def from_commits(
+        cls, commits: Iterable[tuple[str, str, str]], retained_from: str | None = None
+    ) -> Timeline:
+        """From the completed (instant, completion, action) of a table."""
+        commits = list(commits)
+        # On a merge-on-read table (its writes are delta commits) a `commit`
+        # is a compaction; on copy-on-write it is a write.
+        merge_on_read = any(action == "deltacommit" for _, _, action in commits)
+        return cls(
+            tuple((instant, completed) for instant, completed, _ in commits),
+            retained_from,
+            frozenset(i for i, _, action in commits if action == "commit" and merge_on_read),
+            written_on_pending_compactions(commits),
+        )
+
     @property
     def completions(self) -> list[str]:
         return sorted(completed for _, completed in self.commits)
 
-    def first_instant_after(self, begin: str) -> str | None:
-        """The earliest instant whose write a read after `begin` needs."""
-        instants = [instant for instant, completed in self.commits if completed > begin]
+    def first_write_after(self, begin: str) -> str | None:
+        """The earliest instant whose changes a read after `begin` returns."""
+        instants = [
+            instant
+            for instant, completed in self.commits
+            if completed > begin and instant not in self.compactions
+        ]
         return min(instants) if instants else None
 
 
@@ -193,8 +216,11 @@ def _gap(upstream: str, mode: str, consumed: str, timeline: Timeline) -> str | N
         )
     # A cdc read takes its images from the files each write in the range left;
     # once the cleaner removed them, Hudi fails on the missing files. (A
-    # latest_state read falls back to the current file slices by itself.)
-    first = timeline.first_instant_after(consumed)
+    # latest_state read falls back to the current file slices by itself.) A
+    # compaction in the range needs none: a run killed during one leaves it
+    # to complete after the consumer read the write before it, and the next
+    # write's clean may remove the slices it compacted.
+    first = timeline.first_write_after(consumed)
     if (
         mode == "cdc"
         and first is not None
