@@ -6,12 +6,23 @@ command a test runs does."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
 import pytest
 
 from tests.dbt_harness import DbtProject
+
+# Every JVM the tests start (the embedded session, the child runs the crash
+# tests kill, the servers) compiles with the C1 compiler only: most of them
+# live for seconds to minutes on small data, where C2's compiling costs more
+# CPU than its faster code gives back, and the suite keeps both cores busy.
+# A test that starts child JVMs took 22% less (test_two_runs_on_one_lake.py:
+# 40 against 31 s); one JVM that runs for minutes, the same (76 s either way,
+# test_exact_aggregates.py). Set before any worker starts a JVM; the JVMs
+# print "Picked up JAVA_TOOL_OPTIONS" to their stderr.
+os.environ.setdefault("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1")
 
 # The longest files, longest first (seconds on an idle machine, from CI's
 # --durations). With `-n 2 --dist loadfile --no-loadscope-reorder` each worker
@@ -20,16 +31,17 @@ from tests.dbt_harness import DbtProject
 # files with few tests, these, last). Update it when CI's slowest list moves.
 LONGEST_FIRST = [
     "tests/warehouse/test_killed_warehouse.py",  # ~900
-    "tests/warehouse/test_server_targets.py",  # ~440
-    "tests/toolkit/test_profile_batch_run.py",  # ~300
-    "tests/adapter/functional/crash/test_killed_writer.py",  # ~300
+    "tests/warehouse/test_server_targets.py",  # ~650
+    "tests/warehouse/test_warehouse_build.py",  # ~470
+    "tests/adapter/functional/crash/test_killed_writer.py",  # ~370
+    "tests/warehouse/test_continuous.py",  # ~350
+    "tests/adapter/functional/install/test_wheel_install.py",  # ~330
+    "tests/warehouse/test_soak.py",  # ~310
     "tests/adapter/functional/targets/test_server_methods.py",  # ~250
-    "tests/warehouse/test_soak.py",  # ~240
     "tests/adapter/functional/targets/test_shared_catalog.py",  # ~200
     "tests/adapter/functional/targets/test_server_failures.py",  # ~200
-    "tests/warehouse/test_warehouse_build.py",  # ~150
-    "tests/adapter/functional/install/test_wheel_install.py",  # ~130
-    "tests/warehouse/test_continuous.py",  # ~100
+    "tests/toolkit/test_profile_batch_run.py",  # ~190
+    "tests/toolkit/test_bench_alternatives.py",  # ~150
     "tests/warehouse/test_docs_site.py",  # ~100
     "tests/adapter/functional/docs/test_catalog.py",  # ~100
     "tests/warehouse/test_sources.py",  # ~80
