@@ -162,19 +162,15 @@ class Preloaded:
 
 
 def preload_warehouse(
-    preload: int,
-    batch_events: int,
-    batches: int,
-    chunk: int,
-    seed: int,
-    work: Path,
-    threads: int,
-    warmup: int,
-    label: str = "preload",
+    args: argparse.Namespace, preload: int, work: Path, label: str = "preload"
 ) -> Preloaded:
     """Steps 1 and 2 above: generates the preload and `batches` batches after
-    it, builds the preload, then checks whole tables once."""
+    it, builds the preload, then checks whole tables once. `args`: the
+    options of add_preload_arguments."""
     from pyspark.sql import SparkSession
+
+    batch_events, batches, chunk = args.batch_events, args.batches, args.preload_chunk
+    seed, threads, warmup = args.seed, args.threads, args.warmup
 
     for folder in ("lake", "landing", "target", "logs"):  # a fresh warehouse every time
         shutil.rmtree(work / folder, ignore_errors=True)
@@ -247,22 +243,12 @@ def preload_warehouse(
     )
 
 
-def run_one(
-    preload: int,
-    batch_events: int,
-    batches: int,
-    chunk: int,
-    seed: int,
-    work: Path,
-    threads: int,
-    warmup: int,
-) -> dict:
-    """Preload, then land and build `batches` batches; returns the figures."""
-    loaded = preload_warehouse(preload, batch_events, batches, chunk, seed, work, threads, warmup)
+def run_one(args: argparse.Namespace, preload: int, work: Path) -> dict:
+    """Preload, then land and build the measured batches; returns the figures."""
+    loaded = preload_warehouse(args, preload, work)
     builds, spark, jvm = loaded.builds, loaded.spark, loaded.jvm
     generated, landing, truth, before = loaded.generated, loaded.landing, loaded.truth, loaded.lines
     preload_batches, total_batches = loaded.preload_batches, loaded.total_batches
-    preload_s, check_s = loaded.preload_s, loaded.full_checks_s
 
     measured: list[dict] = []
     for number, batch in enumerate(range(preload_batches + 1, total_batches + 1), start=1):
@@ -283,9 +269,9 @@ def run_one(
     layers = sorted({layer for f in measured for layer in f["seconds"]})
     return {
         "preload": preload,
-        "batch_events": batch_events,
-        "preload_s": preload_s,
-        "full_checks_s": check_s,
+        "batch_events": args.batch_events,
+        "preload_s": loaded.preload_s,
+        "full_checks_s": loaded.full_checks_s,
         "median_s": statistics.median(latencies),
         "worst_s": max(latencies),
         "median_by_layer_s": {
@@ -312,18 +298,21 @@ def summarise(runs: list[dict]) -> None:
         )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_preload_arguments(parser: argparse.ArgumentParser, default_batches: int) -> None:
+    """The options of a benchmark on a preloaded warehouse (this one and
+    adlake.bench.stream)."""
     parser.add_argument(
         "--preload",
         type=int,
         action="append",
-        help="events in the warehouse before the measured batches; repeat for several sizes "
-        "(default 1000000 and 10000000)",
+        help="events in the warehouse before the measured batches; repeat for several sizes",
     )
     parser.add_argument("--batch-events", type=int, default=100_000)
     parser.add_argument(
-        "--batches", type=int, default=5, help="measured batches per size (default 5)"
+        "--batches",
+        type=int,
+        default=default_batches,
+        help=f"measured batches per size (default {default_batches})",
     )
     parser.add_argument(
         "--preload-chunk", type=int, default=1_000_000, help="events landed per preload run"
@@ -343,41 +332,38 @@ def main() -> None:
         "--work", type=Path, help="work folder, kept (default: a temporary one, removed after)"
     )
     parser.add_argument("--json", type=Path, help="write every figure here")
-    parser.add_argument(
-        "--one", action="store_true", help=argparse.SUPPRESS
-    )  # a child: one size, JSON on stdout's last line
-    args = parser.parse_args()
-    sizes = args.preload or [1_000_000, 10_000_000]
+    # A child: one size, its figures on stdout's last line.
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
 
-    work = args.work or Path(tempfile.mkdtemp(prefix="adlake_fresh_"))
-    if args.one:
-        figures = run_one(
-            sizes[0],
-            args.batch_events,
-            args.batches,
-            args.preload_chunk,
-            args.seed,
-            work,
-            args.threads,
-            args.warmup,
-        )
-        children.report(figures)
-        return
 
+def run_sizes(module: str, args: argparse.Namespace, sizes: list[int], extra: list[str]) -> list:
+    """Runs `module --one` for each size, in a process (a JVM and a lake) of
+    its own, with the options of add_preload_arguments and `extra`; their
+    figures."""
+    work = args.work or Path(tempfile.mkdtemp(prefix="adlake_preloaded_"))
+    shared = ["--batch-events", str(args.batch_events), "--batches", str(args.batches)]
+    shared += ["--preload-chunk", str(args.preload_chunk), "--seed", str(args.seed)]
+    shared += ["--threads", str(args.threads), "--warmup", str(args.warmup), *extra]
     runs = []
     try:
         for size in sizes:
-            # A process per size: each gets a JVM and a lake of its own.
-            child_args = ["--one", "--preload", str(size), "--batch-events", str(args.batch_events)]
-            child_args += ["--batches", str(args.batches)]
-            child_args += ["--preload-chunk", str(args.preload_chunk)]
-            child_args += ["--seed", str(args.seed), "--threads", str(args.threads)]
-            child_args += ["--warmup", str(args.warmup), "--work", str(work / f"preload_{size}")]
-            failure = f"preload {size:,}: failed"
-            runs.append(children.run(__spec__.name, child_args, failure))
+            child = ["--one", "--preload", str(size), "--work", str(work / f"preload_{size}")]
+            runs.append(children.run(module, child + shared, f"preload {size:,}: failed"))
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
+    return runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_preload_arguments(parser, default_batches=5)
+    args = parser.parse_args()
+    sizes = args.preload or [1_000_000, 10_000_000]
+    if args.one:
+        children.report(run_one(args, sizes[0], args.work))
+        return
+    runs = run_sizes(__spec__.name, args, sizes, [])
     summarise(runs)
     if args.json:
         args.json.write_text(json.dumps(runs, indent=1))

@@ -28,15 +28,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 from adlake.bench import children
-from adlake.bench.freshness import SCHEMA, check_truth, preload_warehouse
+from adlake.bench.freshness import (
+    SCHEMA,
+    add_preload_arguments,
+    check_truth,
+    preload_warehouse,
+    run_sizes,
+)
 from adlake.landing import land_batch
 from adlake.runner.continuous import State, landed_files, watch
 
@@ -77,17 +81,7 @@ class Lander(threading.Thread):
 
 
 def run_one(args: argparse.Namespace, preload: int, work: Path) -> dict:
-    loaded = preload_warehouse(
-        preload,
-        args.batch_events,
-        args.batches,
-        args.preload_chunk,
-        args.seed,
-        work,
-        args.threads,
-        args.warmup,
-        label="stream",
-    )
+    loaded = preload_warehouse(args, preload, work, label="stream")
     lander = Lander(
         loaded.generated,
         loaded.landing,
@@ -185,47 +179,16 @@ def summarise(runs: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--preload",
-        type=int,
-        action="append",
-        help="events in the warehouse before the stream; repeat for several sizes "
-        "(default 1000000)",
-    )
-    parser.add_argument("--batch-events", type=int, default=100_000)
-    parser.add_argument("--batches", type=int, default=10, help="batches landed (default 10)")
+    add_preload_arguments(parser, default_batches=10)
     parser.add_argument(
         "--interval", type=float, default=60.0, help="seconds between landings (default 60)"
     )
-    parser.add_argument(
-        "--preload-chunk", type=int, default=1_000_000, help="events landed per preload run"
-    )
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--threads", type=int, default=4, help="dbt threads (default 4)")
-    parser.add_argument(
-        "--warmup", type=int, default=2, help="preload batches built one by one (default 2)"
-    )
-    parser.add_argument("--work", type=Path, help="work folder, kept (default: a temporary one)")
-    parser.add_argument("--json", type=Path, help="write every figure here")
-    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     sizes = args.preload or [1_000_000]
-    work = args.work or Path(tempfile.mkdtemp(prefix="adlake_stream_"))
     if args.one:
-        children.report(run_one(args, sizes[0], work))
+        children.report(run_one(args, sizes[0], args.work))
         return
-    runs = []
-    try:
-        for size in sizes:
-            # A process per size: each gets a JVM and a lake of its own.
-            child_args = ["--one", "--preload", str(size), "--work", str(work / f"preload_{size}")]
-            for option in ("batch_events", "batches", "interval", "preload_chunk", "seed"):
-                child_args += [f"--{option.replace('_', '-')}", str(getattr(args, option))]
-            child_args += ["--threads", str(args.threads), "--warmup", str(args.warmup)]
-            runs.append(children.run(__spec__.name, child_args, f"preload {size:,}: failed"))
-    finally:
-        if args.work is None:
-            shutil.rmtree(work, ignore_errors=True)
+    runs = run_sizes(__spec__.name, args, sizes, ["--interval", str(args.interval)])
     summarise(runs)
     if args.json:
         args.json.write_text(json.dumps(runs, indent=1))

@@ -37,6 +37,9 @@ from pathlib import Path
 from adlake import ROOT
 from adlake.bench import report
 
+# A tiny warehouse under the freshness and stream benchmarks.
+TINY_PRELOAD = ["--preload", "20000", "--preload-chunk", "20000", "--batch-events", "2000"]
+TINY_PRELOAD += ["--warmup", "1"]
 # The arguments of each part, per scale.
 SCALES = {
     "default": {
@@ -59,32 +62,8 @@ SCALES = {
             "20000",
         ],
         "alternatives": ["--base-events", "2000", "--batches", "1"],
-        "freshness": [
-            "--preload",
-            "20000",
-            "--preload-chunk",
-            "20000",
-            "--batch-events",
-            "2000",
-            "--batches",
-            "1",
-            "--warmup",
-            "1",
-        ],
-        "stream": [
-            "--preload",
-            "20000",
-            "--preload-chunk",
-            "20000",
-            "--batch-events",
-            "2000",
-            "--batches",
-            "3",
-            "--interval",
-            "15",
-            "--warmup",
-            "1",
-        ],
+        "freshness": [*TINY_PRELOAD, "--batches", "1"],
+        "stream": [*TINY_PRELOAD, "--batches", "3", "--interval", "15"],
     },
     "large": {
         "scaling": [
