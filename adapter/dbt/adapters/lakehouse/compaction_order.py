@@ -28,14 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from dbt.adapters.lakehouse.relation_configs.table_layout import is_merge_on_read
+
 CDC_ENABLED = "hoodie.table.cdc.enabled"
-TABLE_TYPE_KEYS = ("type", "hoodie.table.type", "hoodie.datasource.write.table.type")
 
 
 def compacts_before_writing(properties: Mapping[str, str]) -> bool:
     """Whether a write of the table with these catalog properties first runs
     the table's pending compaction plans."""
-    merge_on_read = any(
-        str(properties.get(key, "")).lower() in ("mor", "merge_on_read") for key in TABLE_TYPE_KEYS
-    )
-    return merge_on_read and str(properties.get(CDC_ENABLED, "")).lower() == "true"
+    return is_merge_on_read(properties) and str(properties.get(CDC_ENABLED, "")).lower() == "true"

@@ -20,8 +20,8 @@ from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead, Timeline
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
 from dbt.adapters.lakehouse.relation_configs.table_layout import (
     HOODIE_KEYS,
-    HUDI_TABLE_TYPES,
     TableLayout,
+    is_merge_on_read,
 )
 
 # Instants of an upstream: its whole active timeline (Hudi keeps at most
@@ -44,12 +44,9 @@ def returns_lost_writes(properties: Mapping[str, str]) -> bool:
     sql.current_records). From the table's catalog properties, as
     TableLayout.from_table reads them; a copy-on-write table merges as it
     writes, and its reads are right."""
-    layout = TableLayout.from_table(properties, ())
-    table_type = properties.get("hoodie.table.type") or properties.get(
-        "hoodie.datasource.write.table.type"
-    )
-    if layout.table_type != "mor" and HUDI_TABLE_TYPES.get(str(table_type).upper()) != "mor":
+    if not is_merge_on_read(properties):
         return False
+    layout = TableLayout.from_table(properties, ())
     merge_mode = properties.get("recordMergeMode") or properties.get("hoodie.record.merge.mode")
     if merge_mode:
         return merge_mode.upper() != COMMIT_TIME_ORDERING

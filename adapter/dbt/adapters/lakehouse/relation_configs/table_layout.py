@@ -17,6 +17,19 @@ DEFAULT_TABLE_TYPE = "cow"
 # Hudi's names for the table types, in hoodie.properties and hoodie.* settings.
 HUDI_TABLE_TYPES = {"COPY_ON_WRITE": "cow", "MERGE_ON_READ": "mor"}
 
+
+def is_merge_on_read(tblproperties: Mapping[str, str]) -> bool:
+    """Whether an existing table (its catalog properties) is merge-on-read:
+    created with `type` mor, or recorded under Hudi's own keys."""
+    written = (
+        tblproperties.get("type")
+        or tblproperties.get("hoodie.table.type")
+        or tblproperties.get("hoodie.datasource.write.table.type")
+        or ""
+    )
+    return HUDI_TABLE_TYPES.get(str(written).upper(), str(written).lower()) == "mor"
+
+
 # The model config behind each name Hudi reads the layout under: the options of
 # `CREATE TABLE ... USING hudi` and the hoodie.* keys of table and writer.
 OPTION_NAMES = {
