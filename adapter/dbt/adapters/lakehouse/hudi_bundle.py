@@ -26,6 +26,12 @@ the published `.sha1` ourselves and publish the jar with an atomic rename, so
 two dbt processes starting at once, or a download killed half-way, never leave
 a truncated jar that a later run would trust; and Ivy would also resolve the
 bundle's POM dependency tree, which the shaded bundle does not need.
+
+The same search and download serve the other jar a pip user lacks: Spark
+Connect's server (`org.apache.spark:spark-connect_<scala>:<pyspark version>`),
+which the warm local server (warm_server.py) runs. pyspark's wheel ships its
+client, not its server. For it, the order is `LAKEHOUSE_CONNECT_JAR`, the
+per-user cache, ~/.m2, then the download (`resolve_connect`).
 """
 
 from __future__ import annotations
@@ -56,6 +62,8 @@ SUPPORTED_RANGE = "pyspark>=3.5,<3.6"
 JAR_ENV_VAR = "LAKEHOUSE_HUDI_JAR"
 # Moves the per-user jar cache.
 CACHE_ENV_VAR = "LAKEHOUSE_JAR_CACHE"
+# Spark Connect's server jar anywhere on disk (see resolve_connect).
+CONNECT_JAR_ENV_VAR = "LAKEHOUSE_CONNECT_JAR"
 # A Maven repository to download from instead of Maven Central (a mirror).
 REPOSITORY_ENV_VAR = "LAKEHOUSE_MAVEN_REPOSITORY"
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
@@ -70,12 +78,46 @@ DEFAULT_CACHE_DIR = Path(".cache") / "jars"
 DOWNLOAD_TIMEOUT = 60
 
 
-class HudiBundleError(RuntimeError):
+class JarError(RuntimeError):
+    """A jar the adapter needs is missing or cannot be fetched."""
+
+
+class HudiBundleError(JarError):
     """The Hudi bundle is missing or cannot be fetched."""
+
+
+class ConnectJarError(JarError):
+    """Spark Connect's server jar is missing or cannot be fetched."""
 
 
 class UnsupportedSparkError(HudiBundleError):
     """The installed pyspark is one no Hudi bundle (or this adapter) supports."""
+
+
+@dataclass(frozen=True)
+class MavenJar:
+    """One jar of a Maven-layout repository."""
+
+    group_id: str
+    artifact_id: str
+    version: str
+
+    @property
+    def jar_name(self) -> str:
+        return f"{self.artifact_id}-{self.version}.jar"
+
+    @property
+    def coordinates(self) -> str:
+        return f"{self.group_id}:{self.artifact_id}:{self.version}"
+
+    @property
+    def repository_path(self) -> str:
+        """Where the jar sits inside any Maven-layout repository."""
+        group = self.group_id.replace(".", "/")
+        return f"{group}/{self.artifact_id}/{self.version}/{self.jar_name}"
+
+    def url(self, repository: str) -> str:
+        return f"{repository.rstrip('/')}/{self.repository_path}"
 
 
 @dataclass(frozen=True)
@@ -91,21 +133,29 @@ class Bundle:
         return f"hudi-spark{self.spark}-bundle_{self.scala}"
 
     @property
+    def maven(self) -> MavenJar:
+        return MavenJar(GROUP_ID, self.artifact_id, HUDI_VERSION)
+
+    @property
     def jar_name(self) -> str:
-        return f"{self.artifact_id}-{HUDI_VERSION}.jar"
+        return self.maven.jar_name
 
     @property
     def coordinates(self) -> str:
-        return f"{GROUP_ID}:{self.artifact_id}:{HUDI_VERSION}"
+        return self.maven.coordinates
 
     @property
     def repository_path(self) -> str:
         """Where the jar sits inside any Maven-layout repository."""
-        group = GROUP_ID.replace(".", "/")
-        return f"{group}/{self.artifact_id}/{HUDI_VERSION}/{self.jar_name}"
+        return self.maven.repository_path
 
     def url(self, repository: str) -> str:
-        return f"{repository.rstrip('/')}/{self.repository_path}"
+        return self.maven.url(repository)
+
+    @property
+    def connect_server(self) -> MavenJar:
+        """Spark Connect's server for the same pyspark (the warm server runs it)."""
+        return MavenJar("org.apache.spark", f"spark-connect_{self.scala}", self.pyspark_version)
 
 
 # --- which bundle -------------------------------------------------------------
@@ -194,11 +244,11 @@ def _explicit_jar(explicit: str | None) -> Path | None:
     return None
 
 
-def cached_locations(bundle: Bundle, cache_dir: Path | None = None) -> list[Path]:
-    """Where a previously fetched bundle may already be, in the order looked at."""
+def cached_locations(jar: Bundle | MavenJar, cache_dir: Path | None = None) -> list[Path]:
+    """Where a previously fetched jar may already be, in the order looked at."""
     return [
-        (cache_dir or user_cache_dir()) / bundle.jar_name,
-        maven_local_repository() / bundle.repository_path,
+        (cache_dir or user_cache_dir()) / jar.jar_name,
+        maven_local_repository() / jar.repository_path,
     ]
 
 
@@ -230,26 +280,41 @@ def fetch(
     """Make sure cache_dir holds the bundle: keep it, copy it from ~/.m2, or download it."""
     bundle = installed_bundle()
     cache = Path(cache_dir) if cache_dir else user_cache_dir()
-    target = cache / bundle.jar_name
+    try:
+        return fetch_jar(bundle.maven, "the Hudi Spark bundle", cache, repository, notify)
+    except JarError as exc:
+        url = bundle.url(repository_url(repository))
+        raise HudiBundleError(
+            _missing_message(bundle, cached_locations(bundle, cache), url, exc.__cause__, cache)
+        ) from exc.__cause__
+
+
+def fetch_jar(
+    jar: MavenJar,
+    label: str,
+    cache: Path,
+    repository: str | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> Path:
+    """Make sure `cache` holds `jar`: keep it, copy it from ~/.m2, or download it.
+
+    A failed download raises JarError, caused by the failure itself: the
+    caller says what it needs the jar for and how to supply it."""
+    target = cache / jar.jar_name
     if target.is_file():
         return target.resolve()
-    local = maven_local_repository() / bundle.repository_path
+    local = maven_local_repository() / jar.repository_path
     cache.mkdir(parents=True, exist_ok=True)
     if local.is_file():
         _publish(target, lambda out: _copy_into(local, out))
         return target.resolve()
-    url = bundle.url(repository_url(repository))
+    url = jar.url(repository_url(repository))
     if notify:
-        notify(
-            f"Downloading the Hudi Spark bundle {bundle.coordinates} from {url} "
-            f"into {cache} (once per machine)"
-        )
+        notify(f"Downloading {label} {jar.coordinates} from {url} into {cache} (once per machine)")
     try:
         _download_verified(url, target)
-    except (OSError, http.client.HTTPException, HudiBundleError) as exc:
-        raise HudiBundleError(
-            _missing_message(bundle, cached_locations(bundle, cache), url, exc, cache)
-        ) from exc
+    except (OSError, http.client.HTTPException, JarError) as exc:
+        raise JarError(f"downloading {url} failed: {_describe(exc)}") from exc
     return target.resolve()
 
 
@@ -270,11 +335,45 @@ def resolve(
     return fetch(cache_dir, repository, notify)
 
 
+def resolve_connect(
+    cache_dir: Path | None = None,
+    repository: str | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> Path:
+    """Spark Connect's server jar for the installed pyspark: LAKEHOUSE_CONNECT_JAR,
+    the per-user cache, ~/.m2, else downloaded into the cache."""
+    jar = installed_bundle().connect_server
+    explicit = os.environ.get(CONNECT_JAR_ENV_VAR)
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise ConnectJarError(
+                f"{CONNECT_JAR_ENV_VAR} names Spark Connect's server jar {path}, which is not a "
+                "file. Fix the path, or unset it to let dbt-lakehouse find or download the jar."
+            )
+        return path.resolve()
+    cache = cache_dir or user_cache_dir()
+    for path in cached_locations(jar, cache):
+        if path.is_file():
+            return path.resolve()
+    try:
+        return fetch_jar(jar, "Spark Connect's server", cache, repository, notify)
+    except JarError as exc:
+        target = cache / jar.jar_name
+        raise ConnectJarError(
+            f"Spark Connect's server {jar.coordinates} is not on this machine and {exc}. "
+            f"Put it at {target} (curl -fL --create-dirs -o {target} "
+            f"{jar.url(repository_url(repository))}; or mvn dependency:get "
+            f"-Dartifact={jar.coordinates}), set {CONNECT_JAR_ENV_VAR}=/path/to/{jar.jar_name}, "
+            f"or behind a mirror set {REPOSITORY_ENV_VAR}."
+        ) from exc
+
+
 def _download_verified(url: str, target: Path) -> None:
     """Download url to target, checked against the repository's .sha1."""
     expected = _read_url(url + ".sha1").decode("ascii", "replace").split()
     if not expected or not re.fullmatch(r"[0-9a-fA-F]{40}", expected[0]):
-        raise HudiBundleError(f"{url}.sha1 is not a SHA-1 checksum")
+        raise JarError(f"{url}.sha1 is not a SHA-1 checksum")
 
     def write(out: BinaryIO) -> None:
         digest = hashlib.sha1()
@@ -283,7 +382,7 @@ def _download_verified(url: str, target: Path) -> None:
                 digest.update(chunk)
                 out.write(chunk)
         if digest.hexdigest() != expected[0].lower():
-            raise HudiBundleError(
+            raise JarError(
                 f"the download of {url} does not match its published SHA-1 "
                 f"({digest.hexdigest()} != {expected[0].lower()}); it was discarded"
             )
