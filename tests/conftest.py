@@ -23,6 +23,11 @@ from tests.dbt_harness import DbtProject
 # test_exact_aggregates.py). Set before any worker starts a JVM; the JVMs
 # print "Picked up JAVA_TOOL_OPTIONS" to their stderr.
 os.environ.setdefault("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1")
+# The suite runs dbt in-process and reads the tables through the Spark session
+# dbt started there (tests/dbt_harness.py): that needs the in-process engine,
+# not a warm server per lake. tests/adapter/functional/warm_start/ turns warm
+# start on for the dbt processes it starts.
+os.environ.setdefault("LAKEHOUSE_WARM_START", "0")
 
 # The longest files, longest first (seconds on an idle machine, from CI's
 # --durations). With `-n 2 --dist loadfile --no-loadscope-reorder` each worker

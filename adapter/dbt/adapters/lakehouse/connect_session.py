@@ -14,6 +14,7 @@ something listens, and the client then retries for a few seconds only.
 from __future__ import annotations
 
 import socket
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,7 +57,24 @@ def check_reachable(host: str, port: int, timeout: float, what: str, how_to_star
         ) from None
 
 
-def _channel_builder(creds: LakehouseCredentials) -> Any:
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a connection's Connect session lives, and how errors name it:
+    the profile's server (`method: connect`), or the lake's warm server
+    (warm_client.py), which adds its token as a gRPC header."""
+
+    host: str
+    port: int
+    what: str = "Spark Connect server"
+    how_to_start: str = HOW_TO_START
+    headers: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of_profile(cls, creds: LakehouseCredentials) -> Endpoint:
+        return cls(str(creds.host), creds.port)
+
+
+def _channel_builder(creds: LakehouseCredentials, endpoint: Endpoint) -> Any:
     import grpc
     from pyspark.sql.connect.client import ChannelBuilder
 
@@ -75,18 +93,20 @@ def _channel_builder(creds: LakehouseCredentials) -> Any:
                 )
             return grpc.secure_channel(self.endpoint, credentials, options=self._channel_options)
 
-    builder = Channel(f"sc://{creds.host}:{creds.port}")
+    builder = Channel(f"sc://{endpoint.host}:{endpoint.port}")
     builder.params["user_agent"] = "dbt-lakehouse"
+    # pyspark sends every parameter it does not use itself as gRPC metadata.
+    builder.params.update(endpoint.headers)
     return builder
 
 
-def _first_call_error(exc: Exception, creds: LakehouseCredentials) -> DbtRuntimeError:
+def _first_call_error(exc: Exception, endpoint: Endpoint) -> DbtRuntimeError:
     """The first request's failure, said in the profile's terms."""
     details, code = getattr(exc, "details", None), getattr(exc, "code", None)
     message = str(details() if callable(details) else exc)  # a gRPC error's own text
     if callable(code):
         message = f"{code().name}: {message}"
-    where = f"the Spark Connect server at {creds.host}:{creds.port}"
+    where = f"the {endpoint.what} at {endpoint.host}:{endpoint.port}"
     if "UNAUTHENTICATED" in message or "token" in message.lower():
         return DbtRuntimeError(
             f"{where} refused this connection's token: set the profile's `token` to the "
@@ -105,21 +125,31 @@ def _first_call_error(exc: Exception, creds: LakehouseCredentials) -> DbtRuntime
 class ConnectConnection(spark_session.Connection):
     """One Spark Connect session per dbt connection, with the runtime settings applied."""
 
-    def __init__(self, creds: LakehouseCredentials, runtime_conf: dict[str, str]) -> None:
+    def __init__(
+        self,
+        creds: LakehouseCredentials,
+        runtime_conf: dict[str, str],
+        endpoint: Endpoint | None = None,
+    ) -> None:
         from pyspark.sql.connect.session import SparkSession as RemoteSession
 
         super().__init__(server_side_parameters=runtime_conf)
+        endpoint = endpoint or Endpoint.of_profile(creds)
         check_reachable(
-            str(creds.host), creds.port, creds.connect_timeout, "Spark Connect server", HOW_TO_START
+            endpoint.host,
+            endpoint.port,
+            creds.connect_timeout,
+            endpoint.what,
+            endpoint.how_to_start,
         )
-        self.session = RemoteSession(connection=_channel_builder(creds))
+        self.session = RemoteSession(connection=_channel_builder(creds, endpoint))
         self.session._client._retry_policy.update(FAIL_FAST)
         # Plain executions: a reattachable one is released afterwards by a
         # background call, which a connection closed at the end of its model
         # (as dbt closes them) cuts off. Statements here are short, on a
         # local or private network; a dropped one fails its model.
         self.session._client.disable_reattachable_execute()
-        where = f"The Spark Connect server at {creds.host}:{creds.port}"
+        where = f"The {endpoint.what} at {endpoint.host}:{endpoint.port}"
         try:
             check_hudi_enabled(self.session, where)
         except DbtRuntimeError:
@@ -127,7 +157,7 @@ class ConnectConnection(spark_session.Connection):
             raise
         except Exception as exc:
             self.close()
-            raise _first_call_error(exc, creds) from None
+            raise _first_call_error(exc, endpoint) from None
         for key, value in runtime_conf.items():
             try:
                 self.session.conf.set(key, value)

@@ -12,7 +12,7 @@ from dbt.adapters.spark.connections import SparkConnectionManager
 from dbt.adapters.spark.session import SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import connect_session, embedded_session
+from dbt.adapters.lakehouse import connect_session, embedded_session, warm_client
 from dbt.adapters.lakehouse.credentials import LakehouseMethod
 from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError
 
@@ -123,6 +123,13 @@ class LakehouseConnectionManager(SparkConnectionManager):
             )
         if creds.method != LakehouseMethod.SESSION:
             return super().open(connection)
+        if warm_client.applies(creds):
+            # The lake's warm server; None: its jars cannot be had here.
+            warm = warm_client.open_connection(creds)
+            if warm is not None:
+                connection.handle = connect_session.ConnectConnectionWrapper(warm)
+                connection.state = ConnectionState.OPEN
+                return connection
         try:
             root = embedded_session.root_session(
                 creds.lake_dir,

@@ -3,6 +3,7 @@ session's and Spark Connect's."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -40,6 +41,24 @@ class LakehouseMethod(StrEnum):
 # Spark Connect's own default port.
 CONNECT_PORT = 15002
 
+# Overrides the profile's warm_start, both ways: 0/false/no/off or 1/true/yes/on.
+WARM_START_ENV_VAR = "LAKEHOUSE_WARM_START"
+
+
+def resolve_warm_start(profile: bool | None) -> bool:
+    """warm_start as it applies: the environment variable, else the profile,
+    else on."""
+    setting = os.environ.get(WARM_START_ENV_VAR, "").strip().lower()
+    if setting in ("0", "false", "no", "off"):
+        return False
+    if setting in ("1", "true", "yes", "on"):
+        return True
+    if setting:
+        raise DbtRuntimeError(
+            f"{WARM_START_ENV_VAR}={setting!r}: use 1 (warm start on) or 0 (off), or unset it."
+        )
+    return True if profile is None else profile
+
 
 @dataclass
 class LakehouseCredentials(SparkCredentials):
@@ -70,6 +89,12 @@ class LakehouseCredentials(SparkCredentials):
     # file of the certificate authority that signed the server's certificate
     # (a self-signed certificate is its own). Default: the system's roots.
     tls_ca_file: str | None = None
+    # session: keep Spark running between dbt commands, in a local server per
+    # lake (see warm_client). Unset: on, unless LAKEHOUSE_WARM_START says off;
+    # that variable overrides the profile both ways.
+    warm_start: bool | None = None
+    # session with warm start: seconds the lake's server lives without a dbt process.
+    warm_idle_timeout: float = 900
 
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
@@ -83,6 +108,13 @@ class LakehouseCredentials(SparkCredentials):
             self.host = "embedded"
         super().__post_init__()
         self.spark_conf = {str(k): str(v) for k, v in self.spark_conf.items()}
+        if self.method == LakehouseMethod.SESSION:
+            self.warm_start = resolve_warm_start(self.warm_start)
+            if self.warm_idle_timeout <= 0:
+                raise DbtRuntimeError(
+                    f"warm_idle_timeout: {self.warm_idle_timeout:g} must be a number of "
+                    "seconds above 0 (warm_start: false runs Spark in-process instead)."
+                )
         try:
             self.concurrency = concurrency.resolve_mode(
                 self.concurrency, shares_catalog(self.spark_conf)
@@ -102,7 +134,15 @@ class LakehouseCredentials(SparkCredentials):
     # spark_conf, server_side_parameters.
     def _connection_keys(self) -> tuple[str, ...]:
         if self.method == LakehouseMethod.SESSION:
-            return ("method", "schema", "lake_dir", "master", "concurrency", "lock_provider")
+            return (
+                "method",
+                "schema",
+                "lake_dir",
+                "master",
+                "warm_start",
+                "concurrency",
+                "lock_provider",
+            )
         if self.method == LakehouseMethod.CONNECT:
             return ("method", "host", "port", "use_ssl", "tls_ca_file", "schema", "concurrency")
         return ("method", "host", "port", "user", "use_ssl", "schema", "concurrency")

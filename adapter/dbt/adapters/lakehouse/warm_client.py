@@ -1,0 +1,353 @@
+"""The dbt side of warm start (`method: session`, warm_start on): find the
+lake's warm Spark server or start it, then give each dbt connection a Spark
+Connect session of its own on it (its own SQL settings, as a child session
+has in the embedded JVM).
+
+Once per dbt process, per lake:
+
+1. take the lake's client lock (`<lake>/.lakehouse-client.lock`, flock, held
+   until the process ends): one dbt process per lake at a time, as the lake
+   lock gives the in-process engine. Its text registers this process as
+   `running`; it becomes `done` at a clean exit with no statement in flight;
+2. read the lake's state file: a server whose processes live, whose port
+   answers and whose settings match the profile's is used; one started with
+   other settings, or left running a statement by a dbt process that died
+   (still `running`), is stopped and a new one started. Killing the server
+   kills that statement, as the death of an embedded JVM does: the next
+   write rolls back its leftovers, and nothing races it;
+3. open each connection to 127.0.0.1:<port> with the server's token.
+
+When the server's jars cannot be had (offline, no javac), dbt runs Spark
+in-process as without warm start, and says why once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Generator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from dbt.adapters.events.logging import AdapterLogger
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.lakehouse import hudi_bundle, warm_jars, warm_state
+from dbt.adapters.lakehouse.__version__ import version as ADAPTER_VERSION
+from dbt.adapters.lakehouse.connect_session import ConnectConnection, Endpoint
+from dbt.adapters.lakehouse.embedded_session import SessionCursor, shares_catalog
+from dbt.adapters.lakehouse.warm_state import DONE, RUNNING, Registration, ServerState
+
+if TYPE_CHECKING:
+    from dbt.adapters.lakehouse.credentials import LakehouseCredentials
+
+logger = AdapterLogger("Lakehouse")
+
+# Seconds a new server may take to serve, on top of lake_lock_timeout (it may
+# first wait for the lake): a JVM start with Hudi is 10-20 s on a small machine.
+START_TIMEOUT = 240
+LOCK_POLL_SECONDS = 0.05
+
+_lock = threading.Lock()
+# The server each lake of this process uses, attached on first use.
+_attached: dict[Path, Attached] = {}
+# Why warm start cannot run in this process (said once), if it cannot.
+_unavailable: list[str] = []
+
+
+class Attached:
+    """This process's use of one lake's server: the client lock it holds and
+    the statements it has in flight there."""
+
+    def __init__(self, lake: Path, lock: IO[str], idle_timeout: float) -> None:
+        self.lake = lake
+        self.lock = lock
+        self.idle_timeout = idle_timeout
+        self.state: ServerState | None = None
+        self.process: subprocess.Popen[bytes] | None = None  # when this process started it
+        self.in_flight = 0
+        self._count = threading.Lock()
+
+    def register(self, status: str) -> None:
+        registration = Registration(os.getpid(), status, self.idle_timeout, warm_state.now_utc())
+        self.lock.seek(0)
+        self.lock.truncate()
+        self.lock.write(registration.to_json())
+        self.lock.flush()
+
+    def at_exit(self) -> None:
+        # A statement still in flight at exit keeps running on the server:
+        # leaving `running` makes the next dbt process stop that server first.
+        if self.in_flight == 0:
+            self.register(DONE)
+
+    def endpoint(self) -> Endpoint:
+        assert self.state is not None
+        return Endpoint(
+            warm_state.LOOPBACK,
+            self.state.port,
+            what="lake's warm Spark server",
+            how_to_start=f"Run the command again (the server's log: {self.log})",
+            headers=((warm_state.TOKEN_HEADER, self.state.token),),
+        )
+
+    @property
+    def log(self) -> Path:
+        return warm_state.log_path(self.lake)
+
+    def lost(self) -> bool:
+        if self.process is not None:
+            self.process.poll()  # reap our own child, or it looks alive
+        return self.state is not None and not warm_state.usable(self.state)
+
+    def lost_error(self) -> DbtRuntimeError:
+        assert self.state is not None
+        return DbtRuntimeError(
+            f"The lake's warm Spark server (pid {self.state.pid}, JVM pid {self.state.jvm_pid}) "
+            f"stopped during this statement; what it was doing is lost, and the next write rolls "
+            f"its leftovers back. Run the command again: it starts a new server. Its log: {self.log}"
+        )
+
+    @contextmanager
+    def statement(self) -> Generator[None, None, None]:
+        with self._count:
+            self.in_flight += 1
+        try:
+            yield
+        except Exception:
+            if self.lost():
+                raise self.lost_error() from None
+            raise
+        finally:
+            with self._count:
+                self.in_flight -= 1
+
+
+class WarmCursor(SessionCursor):
+    """The Connect cursor, counting its statements in flight and naming a
+    server that died under one (not a gRPC error or a Java stack)."""
+
+    def __init__(self, spark: Any, attached: Attached) -> None:
+        super().__init__(spark)
+        self._attached = attached
+
+    def execute(self, sql: str, *parameters: Any) -> None:
+        with self._attached.statement():
+            super().execute(sql, *parameters)
+
+    def fetchall(self) -> Any:
+        with self._attached.statement():
+            return super().fetchall()
+
+    def fetchone(self) -> Any:
+        with self._attached.statement():
+            return super().fetchone()
+
+    @property
+    def description(self) -> Any:
+        with self._attached.statement():
+            return super().description
+
+
+class WarmConnection(ConnectConnection):
+    def __init__(self, creds: LakehouseCredentials, attached: Attached) -> None:
+        self._attached = attached
+        try:
+            super().__init__(creds, creds.server_side_parameters, attached.endpoint())
+        except Exception:
+            if attached.lost():
+                raise attached.lost_error() from None
+            raise
+
+    def cursor(self) -> WarmCursor:
+        return WarmCursor(self.session, self._attached)
+
+
+def applies(creds: LakehouseCredentials) -> bool:
+    """Warm start for this profile: on, and the lake's own catalog. A shared
+    metastore is there for several Spark applications at once; its runs keep
+    their own engine."""
+    return bool(creds.warm_start) and not shares_catalog(creds.spark_conf)
+
+
+def open_connection(creds: LakehouseCredentials) -> WarmConnection | None:
+    """A connection on the lake's warm server; None when warm start cannot
+    run here (then dbt runs Spark in-process)."""
+    lake = Path(creds.lake_dir).expanduser().resolve()
+    with _lock:
+        if _unavailable:
+            return None
+        attached = _attached.get(lake)
+        if attached is None:
+            try:
+                jars = warm_jars.server_jars(notify=logger.info)
+            except warm_jars.WarmJarsUnavailable as exc:
+                _unavailable.append(str(exc))
+                logger.info(
+                    f"Warm start is off for this run, Spark runs in-process: {exc}. Fix that to "
+                    "keep Spark running between commands, or set warm_start: false in the "
+                    "profile (or LAKEHOUSE_WARM_START=0) to silence this."
+                )
+                return None
+            attached = _attach(lake, creds, server_settings(creds, jars))
+            _attached[lake] = attached
+    if attached.lost():
+        raise attached.lost_error()
+    return WarmConnection(creds, attached)
+
+
+def server_settings(creds: LakehouseCredentials, jars: warm_jars.ServerJars) -> dict[str, Any]:
+    """What the server is started with (on its stdin) and what its fingerprint covers."""
+    import pyspark
+
+    try:
+        hudi_jar = hudi_bundle.resolve(creds.hudi_jar, notify=logger.info)
+    except hudi_bundle.HudiBundleError as exc:
+        raise DbtRuntimeError(str(exc)) from exc
+    started_with = {
+        "adapter": ADAPTER_VERSION,
+        "pyspark": pyspark.__version__,
+        "python": sys.executable,
+        "hudi_jar": str(hudi_jar),
+        "connect_jar": str(jars.connect),
+        "guard_jar": str(jars.guard),
+        "master": creds.master,
+        "spark_conf": creds.spark_conf,
+    }
+    return started_with | {
+        "fingerprint": warm_state.fingerprint(started_with),
+        "lake_lock_timeout": creds.lake_lock_timeout,
+        "idle_timeout": creds.warm_idle_timeout,
+    }
+
+
+def _attach(lake: Path, creds: LakehouseCredentials, settings: dict[str, Any]) -> Attached:
+    lake.mkdir(parents=True, exist_ok=True)
+    attached = Attached(
+        lake, _take_client_lock(lake, creds.lake_lock_timeout), creds.warm_idle_timeout
+    )
+    attached.lock.seek(0)
+    previous = Registration.parse(attached.lock.read())
+    attached.register(RUNNING)
+    atexit.register(attached.at_exit)
+    state = warm_state.read_state(lake)
+    if state is not None:
+        reason = _why_not_reuse(state, previous, settings["fingerprint"])
+        if reason is None:
+            attached.state = state
+            logger.debug(f"Using the lake's warm Spark server, pid {state.pid}, port {state.port}")
+            return attached
+        logger.info(f"Stopping the lake's warm Spark server (pid {state.pid}): {reason}.")
+        warm_state.terminate(state)
+    _start(attached, creds, settings)
+    return attached
+
+
+def _why_not_reuse(
+    state: ServerState, previous: Registration | None, fingerprint: str
+) -> str | None:
+    if warm_state.previous_client_died(previous):
+        assert previous is not None
+        return (
+            f"the last dbt process on this lake (pid {previous.pid}) ended with a statement "
+            "running there, which must not race this run"
+        )
+    if state.fingerprint != fingerprint:
+        return "the profile's Spark settings (jars, master, spark_conf) or the adapter changed"
+    if not warm_state.usable(state):
+        return "it does not answer"
+    return None
+
+
+def _take_client_lock(lake: Path, timeout: float) -> IO[str]:
+    """One dbt process per lake, as the lake lock is for the in-process engine."""
+    handle = warm_state.client_lock_path(lake).open("a+")
+    deadline = time.monotonic() + timeout
+    told = False
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return handle
+        except BlockingIOError:
+            # The server holds it for a moment each second, to see if a dbt
+            # process does: hence the short polls.
+            handle.seek(0)
+            holder = Registration.parse(handle.read())
+            running = holder is not None and holder.status == RUNNING
+            who = f"dbt process pid {holder.pid}" if holder and running else "its idle warm server"
+            if time.monotonic() >= deadline:
+                handle.close()
+                raise DbtRuntimeError(
+                    f"The lake {lake} is in use by another process ({who}): one dbt process "
+                    f"at a time uses a lake's warm Spark server. Waited {timeout:g} s "
+                    "(lake_lock_timeout in the profile). Let that run finish, or give this run "
+                    "another lake_dir."
+                ) from None
+            if not told and running:
+                logger.info(
+                    f"The lake {lake} is in use by another process ({who}); waiting for it."
+                )
+                told = True
+            time.sleep(LOCK_POLL_SECONDS)
+
+
+def _start(attached: Attached, creds: LakehouseCredentials, settings: dict[str, Any]) -> None:
+    lake, log = attached.lake, attached.log
+    if log.exists():
+        os.replace(log, log.with_name(log.name + ".1"))  # the last server's, for a post-mortem
+    began = time.monotonic()
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "dbt.adapters.lakehouse.warm_server", "serve"]
+            + ["--lake-dir", str(lake)],
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            # Its own session: a Ctrl-C of this dbt command does not reach it.
+            start_new_session=True,
+        )
+    attached.process = process
+    assert process.stdin is not None
+    # On stdin, never on the command line: spark_conf may hold secrets.
+    process.stdin.write(json.dumps(settings).encode())
+    process.stdin.close()
+    logger.info(f"Starting the lake's warm Spark server (pid {process.pid}; its log: {log})")
+    deadline = time.monotonic() + creds.lake_lock_timeout + START_TIMEOUT
+    while True:
+        state = warm_state.read_state(lake)
+        if state is not None and state.pid == process.pid:
+            attached.state = state
+            break
+        if process.poll() is not None:
+            raise DbtRuntimeError(
+                f"The lake's warm Spark server exited while starting (status "
+                f"{process.returncode}). The end of its log, {log}:\n{_tail(log)}"
+            )
+        if time.monotonic() >= deadline:
+            process.kill()
+            raise DbtRuntimeError(
+                f"The lake's warm Spark server did not start within "
+                f"{creds.lake_lock_timeout + START_TIMEOUT:g} s. The end of its log, {log}:\n"
+                f"{_tail(log)}"
+            )
+        time.sleep(0.1)
+    logger.info(
+        f"The lake's warm Spark server serves on port {state.port} after "
+        f"{time.monotonic() - began:.1f} s; it stops after {creds.warm_idle_timeout:g} s "
+        f"without a dbt process, or with `{warm_state.stop_command(lake)}`"
+    )
+
+
+def _tail(log: Path, lines: int = 20) -> str:
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"

@@ -1,0 +1,253 @@
+"""A lake's warm Spark server: the embedded session, kept running between dbt
+commands and served to them over Spark Connect on loopback.
+
+    dbt-lakehouse-server status --lake-dir DIR   # pid, port, idle time
+    dbt-lakehouse-server stop --lake-dir DIR     # stop it now
+    python -m dbt.adapters.lakehouse.warm_server ...   # the same
+
+`serve` is what the first dbt command on a lake starts (warm_client.py), in a
+session of its own with its output in `<lake>/.lakehouse-server.log`; it reads
+its settings as JSON on stdin (spark_conf may hold secrets, which a command
+line would show to every local user). It builds the Spark session exactly as
+the in-process engine does (`embedded_session.root_session`: the same Hudi
+settings, Derby metastore and lake lock), adds the Connect service to it on a
+free loopback port, guarded by a random token, and then writes the lake's
+state file. It stops after `idle_timeout` seconds without a dbt process on the
+lake, on `stop` (SIGTERM), or when its JVM dies; each time it stops Spark and
+its JVM before it exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import os
+import secrets
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from dbt.adapters.lakehouse import embedded_session, lake_lock, warm_jars, warm_state
+from dbt.adapters.lakehouse.warm_state import Registration, ServerState
+
+POLL_SECONDS = 1.0
+CONNECT_SERVICE = "org.apache.spark.sql.connect.service.SparkConnectService"
+
+
+def log(message: str) -> None:
+    print(f"{warm_state.now_utc()} warm server {os.getpid()}: {message}", flush=True)
+
+
+class Server:
+    """One serving process: its lake, its Spark session, and why it should stop."""
+
+    def __init__(self, lake: Path, settings: dict[str, Any]) -> None:
+        self.lake = lake
+        self.settings = settings
+        self.idle_timeout = float(settings["idle_timeout"])
+        self.stop_reason: str | None = None
+        self.session: Any = None
+        self.client_lock: IO[str] = warm_state.client_lock_path(lake).open("a+")
+
+    def request_stop(self, signum: int, _frame: Any) -> None:
+        if self.session is None:
+            # Still starting (waiting for the lake, or for the JVM): nothing
+            # to serve yet, and the JVM ends with this process (its stdin).
+            log(f"signal {signum} while starting; exiting")
+            raise SystemExit(0)
+        self.stop_reason = f"signal {signum}"
+
+    def start(self) -> None:
+        token = secrets.token_urlsafe(32)
+        port = warm_state.free_port()
+        spark_conf = dict(self.settings["spark_conf"])
+        classpath = [self.settings["connect_jar"], self.settings["guard_jar"]]
+        if spark_conf.get("spark.driver.extraClassPath"):
+            classpath.insert(0, spark_conf["spark.driver.extraClassPath"])
+        spark_conf["spark.driver.extraClassPath"] = os.pathsep.join(classpath)
+        spark_conf["spark.connect.grpc.binding.port"] = str(port)
+        spark_conf["spark.connect.grpc.interceptor.classes"] = warm_jars.GUARD_CLASS
+        log(f"starting Spark for {self.lake}")
+        self.session = embedded_session.root_session(
+            str(self.lake),
+            self.settings["hudi_jar"],
+            self.settings["master"],
+            spark_conf,
+            float(self.settings["lake_lock_timeout"]),
+        )
+        jvm = self.session._jvm
+        # Set at run time, not on the JVM's command line; the guard reads it
+        # when the service below creates it.
+        jvm.java.lang.System.setProperty(warm_jars.TOKEN_PROPERTY, token)
+        getattr(jvm, CONNECT_SERVICE).start(self.session._jsc.sc())
+        self._name_holder()
+        state = ServerState(
+            pid=os.getpid(),
+            jvm_pid=int(jvm.java.lang.ProcessHandle.current().pid()),
+            port=port,
+            token=token,
+            fingerprint=self.settings["fingerprint"],
+            started_at=warm_state.now_utc(),
+            lake=str(self.lake),
+        )
+        warm_state.write_private(warm_state.state_path(self.lake), state.to_json())
+        log(f"serving on {warm_state.LOOPBACK}:{port} (JVM pid {state.jvm_pid})")
+
+    def _name_holder(self) -> None:
+        """Say in the lake lock's text who holds it and how to stop it: a
+        process with warm start off waits for this lock, then names its holder."""
+        with contextlib.suppress(OSError), (self.lake / lake_lock.LOCK_FILE).open("r+") as lock:
+            lock.truncate()
+            lock.write(
+                f"the lake's warm Spark server, pid {os.getpid()}, since {warm_state.now_utc()}; "
+                f"stop it with `{warm_state.stop_command(self.lake)}`\n"
+            )
+
+    def serve(self) -> str:
+        """Wait until a reason to stop; returns it."""
+        idle_since = time.monotonic()
+        gateway = self.session.sparkContext._gateway
+        while self.stop_reason is None:
+            if gateway.proc is not None and gateway.proc.poll() is not None:
+                return f"its JVM ended (exit status {gateway.proc.returncode})"
+            if self._client_present():
+                idle_since = time.monotonic()
+            elif time.monotonic() - idle_since >= self._current_idle_timeout():
+                # The client lock, kept from here to exit: a dbt process
+                # starting now waits, then finds no server and starts one.
+                if self._take_client_lock():
+                    return f"no dbt process for {self._current_idle_timeout():g} s"
+                idle_since = time.monotonic()
+            time.sleep(POLL_SECONDS)
+        return self.stop_reason
+
+    def _client_present(self) -> bool:
+        if self._take_client_lock():
+            fcntl.flock(self.client_lock, fcntl.LOCK_UN)
+            return False
+        return True
+
+    def _take_client_lock(self) -> bool:
+        try:
+            fcntl.flock(self.client_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+
+    def _current_idle_timeout(self) -> float:
+        """The last dbt process's warm_idle_timeout: the profile used last decides."""
+        self.client_lock.seek(0)
+        registration = Registration.parse(self.client_lock.read())
+        if registration is not None:
+            self.idle_timeout = registration.idle_timeout
+        return self.idle_timeout
+
+    def shutdown(self, reason: str) -> None:
+        """Clients first find no state, then Spark stops, then its JVM ends."""
+        log(f"stopping: {reason}")
+        warm_state.remove_state(self.lake, os.getpid())
+        if self.session is None:
+            return
+        gateway = self.session.sparkContext._gateway
+        jvm = self.session._jvm
+        with contextlib.suppress(Exception):
+            none = jvm.scala.Option.empty()
+            getattr(jvm, CONNECT_SERVICE).stop(none, none)
+        with contextlib.suppress(Exception):
+            self.session.stop()
+        with contextlib.suppress(Exception):
+            gateway.shutdown()
+        proc = gateway.proc
+        if proc is not None:
+            # pyspark's JVM exits when its stdin closes; kill it if it does not.
+            with contextlib.suppress(Exception):
+                proc.stdin.close()
+            try:
+                proc.wait(15)
+            except Exception:
+                proc.kill()
+                proc.wait()
+        log("stopped")
+
+
+def serve(lake: Path) -> int:
+    settings = json.loads(sys.stdin.read())
+    sys.stdin.close()
+    lake.mkdir(parents=True, exist_ok=True)
+    server = Server(lake, settings)
+    signal.signal(signal.SIGTERM, server.request_stop)
+    signal.signal(signal.SIGINT, server.request_stop)
+    try:
+        server.start()
+        reason = server.stop_reason or server.serve()
+    except BaseException as exc:
+        if not isinstance(exc, SystemExit):
+            log(f"failed: {type(exc).__name__}: {exc}")
+        server.shutdown("failure")
+        raise
+    server.shutdown(reason)
+    return 0
+
+
+def stop(lake: Path, timeout: float) -> int:
+    state = warm_state.read_state(lake)
+    if state is None:
+        print(f"No warm Spark server runs for the lake {lake}.")
+        return 0
+    warm_state.terminate(state, timeout)
+    gone = not (warm_state.alive(state.pid) or warm_state.alive(state.jvm_pid))
+    print(f"Stopped the warm Spark server of {lake} (pid {state.pid}, JVM pid {state.jvm_pid}).")
+    return 0 if gone else 1
+
+
+def status(lake: Path) -> int:
+    state = warm_state.read_state(lake)
+    if state is None or not warm_state.alive(state.pid):
+        print(f"No warm Spark server runs for the lake {lake}.")
+        return 3
+    lock_path = warm_state.client_lock_path(lake)
+    registration = Registration.parse(lock_path.read_text()) if lock_path.exists() else None
+    with lock_path.open("a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            idle = time.time() - lock_path.stat().st_mtime
+            use = f"idle for {idle:.0f} s" + (
+                f" (stops after {registration.idle_timeout:g} s)" if registration else ""
+            )
+        except BlockingIOError:
+            use = f"in use by dbt pid {registration.pid if registration else '?'}"
+    print(f"lake:    {lake}")
+    print(f"pid:     {state.pid} (JVM {state.jvm_pid})")
+    print(f"port:    {warm_state.LOOPBACK}:{state.port}")
+    print(f"started: {state.started_at}")
+    print(f"state:   {use}")
+    print(f"log:     {warm_state.log_path(lake)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="dbt-lakehouse-server",
+        description="The warm local Spark server of a dbt-lakehouse lake (method: session).",
+    )
+    parser.add_argument("action", choices=["status", "stop", "serve"])
+    parser.add_argument(
+        "--lake-dir", type=Path, default=Path(".lake"), help="the profile's lake_dir (.lake)"
+    )
+    parser.add_argument("--timeout", type=float, default=30, help="stop: seconds before SIGKILL")
+    args = parser.parse_args(argv)
+    lake = args.lake_dir.expanduser().resolve()
+    if args.action == "serve":
+        return serve(lake)
+    if args.action == "stop":
+        return stop(lake, args.timeout)
+    return status(lake)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
