@@ -245,7 +245,7 @@ def _attach(lake: Path, creds: LakehouseCredentials, settings: dict[str, Any]) -
             logger.debug(f"Using the lake's warm Spark server, pid {state.pid}, port {state.port}")
             return attached
         logger.info(f"Stopping the lake's warm Spark server (pid {state.pid}): {reason}.")
-        warm_state.terminate(state)
+        warm_state.terminate(state, graceful=not warm_state.previous_client_died(previous))
     _start(attached, creds, settings)
     return attached
 

@@ -197,12 +197,15 @@ def wait_gone(pids: list[int], timeout: float) -> bool:
     return True
 
 
-def terminate(state: ServerState, timeout: float = 30) -> None:
+def terminate(state: ServerState, timeout: float = 30, graceful: bool = True) -> None:
     """Stop a server: SIGTERM (it stops Spark and its JVM), then SIGKILL to
-    both processes when it does not end in time. Removes its state file."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(state.pid, signal.SIGTERM)
-    if not wait_gone([state.pid, state.jvm_pid], timeout):
+    both processes when it does not end in time; at once without `graceful`
+    (a statement left running by a dead client must not get to finish while
+    Spark stops). Removes its state file."""
+    if graceful:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(state.pid, signal.SIGTERM)
+    if not graceful or not wait_gone([state.pid, state.jvm_pid], timeout):
         for pid in (state.pid, state.jvm_pid):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
