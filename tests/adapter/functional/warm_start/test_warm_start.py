@@ -1,0 +1,302 @@
+"""Warm start: real dbt processes on one lake share its warm Spark server.
+
+Every dbt command here is a process of its own (`LAKEHOUSE_WARM_START=1`),
+as a user's are, on one lake whose server the tests share where they can:
+the tests run in file order and each leaves the lake as the next expects,
+but each starts what it needs when run alone. The table is read back through
+the lake's server (this process cannot open the lake's Derby metastore while
+the server has it). The module fixture stops every server any test started,
+by pid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dbt.adapters.lakehouse import warm_state
+from tests.dbt_harness import hudi_jar
+
+BIN = Path(sys.executable).parent
+IDS = 200
+# Batch b gives every id the value id * b (b is the precombine key too);
+# pause_ms slows each row, so that a run can be caught while it writes. Spark
+# would drop `coalesce(reflect(..), '') is not null` as always true, and run a
+# filter without `id` once, before the explode; reflect gives a void method's result as 'null'.
+EVENTS = """
+{{ config(materialized='incremental', unique_key='id', precombine_key='batch') }}
+select id, {{ var('batch') }} as batch, id * {{ var('batch') }} as value
+from (select explode(sequence(1, %d)) as id)
+where reflect('java.lang.Thread', 'sleep', cast({{ var('pause_ms', 0) }} + 0 * id as bigint)) = 'null'
+"""
+PAUSE_MS = 60
+VALUES = "select count(*), sum(value), max(batch), count(distinct id) from warm.events"
+
+
+def expected(batch: int) -> tuple[int, int, int, int]:
+    return IDS, sum(i * batch for i in range(1, IDS + 1)), batch, IDS
+
+
+class WarmLake:
+    """A dbt project on a lake of its own, and the servers seen on it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.lake = root / "lake"
+        self.project = root / "project"
+        self.servers: set[tuple[int, int]] = set()
+        (self.project / "models").mkdir(parents=True)
+        (self.project / "dbt_project.yml").write_text(
+            yaml.safe_dump(
+                {"name": "warm", "version": "1.0", "config-version": 2, "profile": "warm"}
+                | {"model-paths": ["models"]}
+            )
+        )
+        (self.project / "models" / "events.sql").write_text(EVENTS % IDS)
+        self.profile()
+
+    def profile(self, **fields) -> None:
+        output = {"type": "lakehouse", "method": "session", "schema": "warm", "threads": 1}
+        output |= {"lake_dir": str(self.lake), "hudi_jar": str(hudi_jar())}
+        output |= {"lake_lock_timeout": 5, "warm_idle_timeout": 300, "master": "local[2]"}
+        output |= fields
+        (self.project / "profiles.yml").write_text(
+            yaml.safe_dump({"warm": {"target": "dev", "outputs": {"dev": output}}})
+        )
+
+    def env(self, **overrides: str) -> dict[str, str]:
+        # Unbuffered: a test reads dbt's lines as they come, to kill it mid-write.
+        env = {**os.environ, "LAKEHOUSE_WARM_START": "1", "PYTHONUNBUFFERED": "1"}
+        return env | overrides
+
+    def start(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+        """A dbt command in a process group of its own, its output in a pipe."""
+        return subprocess.Popen(
+            [str(BIN / "dbt"), *args, "--project-dir", str(self.project)]
+            + ["--profiles-dir", str(self.project)],
+            cwd=self.project,
+            env=env or self.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+
+    def dbt(self, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+        process = self.start(*args, env=env)
+        output, _ = process.communicate(timeout=300)
+        self.remember()
+        return process.returncode, output
+
+    def run(self, batch: int, pause_ms: int = 0) -> tuple[int, str]:
+        return self.dbt("run", "--vars", json.dumps({"batch": batch, "pause_ms": pause_ms}))
+
+    def state(self) -> warm_state.ServerState | None:
+        state = warm_state.read_state(self.lake)
+        if state is not None:
+            self.servers.add((state.pid, state.jvm_pid))
+        return state
+
+    def remember(self) -> None:
+        self.state()
+
+    def serving(self) -> warm_state.ServerState:
+        """The live server, started by a `dbt debug` when there is none."""
+        state = self.state()
+        if state is None or not warm_state.usable(state):
+            code, output = self.dbt("debug")
+            assert code == 0, output
+            state = self.state()
+        assert state is not None
+        return state
+
+    def query(self, sql: str) -> tuple:
+        """The first row of `sql`, on the lake's server, with its token."""
+        from pyspark.sql.connect.session import SparkSession
+
+        state = self.state()
+        assert state is not None, "no warm server to read the table through"
+        url = f"sc://127.0.0.1:{state.port}/;{warm_state.TOKEN_HEADER}={state.token}"
+        session = SparkSession(connection=url)
+        session.client.disable_reattachable_execute()
+        try:
+            return tuple(session.sql(sql).collect()[0])
+        finally:
+            session.client._channel.close()  # not close(): see connect_session.py
+
+    def stop_all(self) -> None:
+        state = self.state()
+        if state is not None:
+            warm_state.terminate(state, timeout=20)
+        for pid, jvm_pid in self.servers:
+            for each in (pid, jvm_pid):
+                if warm_state.alive(each):
+                    os.kill(each, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory) -> Iterator[WarmLake]:
+    lake = WarmLake(tmp_path_factory.mktemp("warm_start"))
+    try:
+        yield lake
+    finally:
+        lake.stop_all()
+
+
+def gone(pid: int) -> bool:
+    """os.kill(pid, 0) fails, or the process is a zombie (dead, not reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return not warm_state.alive(pid)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {timeout:g} s")
+        time.sleep(0.1)
+
+
+def kill_point(process: subprocess.Popen[str]) -> str:
+    """Wait until the run starts the model, whose query then sleeps PAUSE_MS
+    a row (12 s in all), and a few seconds more: it is writing. Returns the
+    output so far."""
+    assert process.stdout is not None
+    seen = []
+    for line in process.stdout:
+        seen.append(line)
+        if "START sql incremental model warm.events" in line:
+            break
+    else:
+        pytest.fail(f"the run ended before the model started:\n{''.join(seen)}")
+    time.sleep(4)
+    assert process.poll() is None, "the run ended before the kill"
+    return "".join(seen)
+
+
+def test_a_second_command_uses_the_server_the_first_started(warm):
+    code, first = warm.run(1)
+    assert code == 0, first
+    assert "Starting the lake's warm Spark server" in first
+    started = warm.state()
+    assert started is not None and warm_state.usable(started)
+
+    # With no Java to be found, the second command could not start a JVM.
+    code, second = warm.dbt(
+        "run", "--vars", '{"batch": 2}', env=warm.env(JAVA_HOME=str(warm.root / "no-java"))
+    )
+    assert code == 0, second
+    assert "Starting the lake's warm Spark server" not in second
+    again = warm.state()
+    assert again is not None
+    assert (again.pid, again.jvm_pid, again.port) == (started.pid, started.jvm_pid, started.port)
+    assert warm.query(VALUES) == expected(2)
+    # The second ended cleanly: the next one has nothing to recover.
+    registration = warm_state.Registration.parse(warm_state.client_lock_path(warm.lake).read_text())
+    assert registration is not None and registration.status == warm_state.DONE
+
+
+def test_a_process_with_warm_start_off_waits_then_names_the_server(warm):
+    state = warm.serving()
+    began = time.monotonic()
+    code, output = warm.dbt("debug", env=warm.env(LAKEHOUSE_WARM_START="0"))
+    assert code != 0
+    assert time.monotonic() - began >= 5  # lake_lock_timeout, then the message
+    assert f"in use by another process (the lake's warm Spark server, pid {state.pid}" in output
+    assert f"dbt-lakehouse-server stop --lake-dir {warm.lake}" in output
+    assert warm_state.usable(state)  # it did not disturb the server
+
+
+def test_a_server_killed_during_a_write_fails_the_run_clearly_and_the_rerun_is_exact(warm):
+    killed = warm.serving()
+    run = warm.start("run", "--vars", json.dumps({"batch": 3, "pause_ms": PAUSE_MS}))
+    before = kill_point(run)
+    os.kill(killed.jvm_pid, signal.SIGKILL)
+    began = time.monotonic()
+    output = before + run.communicate(timeout=120)[0]
+    assert run.returncode != 0, output
+    assert time.monotonic() - began < 60  # not the Connect client's 10 minutes of retries
+    assert (
+        f"The lake's warm Spark server (pid {killed.pid}, JVM pid {killed.jvm_pid}) "
+        "stopped during this statement" in output
+    ), output
+    assert "Traceback" not in output and "\tat org.apache" not in output
+
+    code, rerun = warm.run(3)
+    assert code == 0, rerun
+    now = warm.state()
+    assert now is not None and now.pid != killed.pid
+    assert gone(killed.pid) and gone(killed.jvm_pid)
+    assert warm.query(VALUES) == expected(3)
+
+
+def test_a_dbt_process_killed_during_a_write_makes_the_next_start_a_new_server(warm):
+    old = warm.serving()
+    run = warm.start("run", "--vars", json.dumps({"batch": 4, "pause_ms": PAUSE_MS}))
+    kill_point(run)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    # Its registration says it may have left a statement running.
+    registration = warm_state.Registration.parse(warm_state.client_lock_path(warm.lake).read_text())
+    assert registration is not None
+    assert (registration.pid, registration.status) == (run.pid, warm_state.RUNNING)
+    assert warm_state.usable(old)  # the server outlived its client
+
+    code, rerun = warm.run(4)
+    assert code == 0, rerun
+    assert re.search(
+        rf"Stopping the lake's warm Spark server \(pid {old.pid}\): the last dbt process on "
+        rf"this lake \(pid {run.pid}\) ended with a statement running",
+        rerun,
+    ), rerun
+    new = warm.state()
+    assert new is not None and new.pid != old.pid
+    assert gone(old.pid) and gone(old.jvm_pid)
+    assert warm.query(VALUES) == expected(4)
+
+
+def test_an_idle_server_stops_by_itself(warm):
+    state = warm.serving()
+    # The last dbt process's idle timeout is the server's: 2 s from its end.
+    warm.profile(warm_idle_timeout=2)
+    try:
+        code, output = warm.dbt("debug")
+        assert code == 0, output
+        assert warm.state() == state  # the same server: the timeout is no start setting
+    finally:
+        warm.profile()
+    wait_for(lambda: gone(state.pid) and gone(state.jvm_pid), 90, "the idle server's end")
+    assert not warm_state.state_path(warm.lake).exists()
+
+
+def test_the_stop_command_leaves_no_process(warm):
+    state = warm.serving()
+    server = [str(BIN / "dbt-lakehouse-server")]
+    status = subprocess.run(
+        [*server, "status", "--lake-dir", str(warm.lake)], capture_output=True, text=True
+    )
+    assert status.returncode == 0, status.stderr
+    assert f"pid:     {state.pid} (JVM {state.jvm_pid})" in status.stdout
+    assert f"127.0.0.1:{state.port}" in status.stdout
+
+    stop = subprocess.run(
+        [*server, "stop", "--lake-dir", str(warm.lake)], capture_output=True, text=True
+    )
+    assert stop.returncode == 0, stop.stdout + stop.stderr
+    assert gone(state.pid) and gone(state.jvm_pid)
+    assert not warm_state.state_path(warm.lake).exists()
+    after = subprocess.run([*server, "status", "--lake-dir", str(warm.lake)], capture_output=True)
+    assert after.returncode == 3
