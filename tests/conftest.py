@@ -21,8 +21,11 @@ from tests.dbt_harness import DbtProject
 # A test that starts child JVMs took 22% less (test_two_runs_on_one_lake.py:
 # 40 against 31 s); one JVM that runs for minutes, the same (76 s either way,
 # test_exact_aggregates.py). Set before any worker starts a JVM; the JVMs
-# print "Picked up JAVA_TOOL_OPTIONS" to their stderr.
-os.environ.setdefault("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1")
+# print "Picked up JAVA_TOOL_OPTIONS" to their stderr. C1 alone reserves a
+# 48 MiB code cache (240 with both compilers): a JVM that runs Spark and Hudi
+# for minutes fills it, prints "CodeCache is full. Compiler has been
+# disabled." and runs the rest interpreted. So the cache keeps its usual size.
+os.environ.setdefault("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m")
 # The suite runs dbt in-process and reads the tables through the Spark session
 # dbt started there (tests/dbt_harness.py): that needs the in-process engine,
 # not a warm server per lake. tests/adapter/functional/warm_start/ turns warm

@@ -121,7 +121,7 @@ def build_batch(
         "python": cpu_seconds(os.getpid()) - cpu_before["python"],
     }
     session = spark.newSession()  # fresh file listings, as a reader would see them
-    figures = batch_figures(result, new, before, billing_lines(session, SCHEMA))
+    figures = batch_figures([result], new, before, billing_lines(session, SCHEMA))
     check_truth(session, truth[batch - 1], label)
     figures.update(
         {

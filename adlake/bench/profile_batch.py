@@ -62,6 +62,8 @@ class Statement:
     kind: str
     start: float
     seconds: float = 0.0
+    # The statement's start, for the JSON: what was sent, not just its kind.
+    text: str = ""
 
 
 @dataclass
@@ -74,6 +76,8 @@ class NodeProfile:
     execute_window: tuple
     phases: dict[str, float] = field(default_factory=dict)
     statements: dict[str, list[float]] = field(default_factory=dict)
+    # Each statement in order: its kind, seconds and first characters.
+    sent: list[tuple[str, float, str]] = field(default_factory=list)
     # Per action on its table's timeline and its metadata table's: the
     # seconds from requested to completed of each instant the run started.
     instants: dict[str, list[float]] = field(default_factory=dict)
@@ -120,7 +124,10 @@ class StatementRecorder:
         if name == "SQLQuery":
             ts = msg.info.ts.seconds + msg.info.ts.nanos / 1e9
             node = msg.data.node_info.unique_id or "(no node)"
-            self._open[msg.info.thread] = Statement(node, statement_kind(msg.data.sql), ts)
+            sql = LEADING_COMMENTS.sub("", msg.data.sql, count=1)
+            self._open[msg.info.thread] = Statement(
+                node, statement_kind(msg.data.sql), ts, text=" ".join(sql.split())[:240]
+            )
         elif name == "SQLQueryStatus":
             statement = self._open.pop(msg.info.thread, None)
             if statement is not None:
@@ -163,6 +170,7 @@ def node_profiles(
         for statement in statements:
             if statement.node == profile.unique_id:
                 profile.statements.setdefault(statement.kind, []).append(statement.seconds)
+                profile.sent.append((statement.kind, round(statement.seconds, 3), statement.text))
         if profile.resource_type == "model":
             table_dir = (
                 warehouse / f"{result.node.schema}.db" / (result.node.alias or result.node.name)
@@ -251,6 +259,7 @@ def report(profiles: list[NodeProfile], parse_s: float, build_s: float, top: int
                 "phases_s": p.phases,
                 "statements_s": {k: sum(v) for k, v in p.statements.items()},
                 "instants_s": {k: sum(v) for k, v in p.instants.items()},
+                "sent": p.sent,
             }
             for p in profiles
         ],

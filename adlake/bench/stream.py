@@ -113,6 +113,8 @@ def run_one(args: argparse.Namespace, preload: int, work: Path) -> dict:
             raise RuntimeError("landing a batch failed") from lander.failure
         return lander.done and not state.new_files(landed_files(loaded.landing))
 
+    # As continuous mode runs by default: ADS published, then the checks.
+    loaded.builds.checks_after_models = True
     lander.start()
     watch(loaded.landing, state, loaded.builds, schema=SCHEMA, stop=stop, after_build=after_build)
     lander.join()

@@ -64,7 +64,7 @@ def measure_target(
             land_batch(generated, landing, batch)
             new = {k: v for k, v in landed_files(landing).items() if k not in known}
             result = builds.build("changed")
-            figures = batch_figures(result, new, None, {})
+            figures = batch_figures([result], new, None, {})
             found = runner.totals(query, schema)
             if found != {k: truth[batch - 1][k] for k in found}:
                 raise runner.TargetFailed(

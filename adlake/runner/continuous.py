@@ -46,7 +46,14 @@ from typing import Any
 
 from adlake import ROOT
 from adlake.runner.targets import reader_session
-from adlake.runner.warehouse import SCHEMA, Builds, at_least_one, billing_lines, tally
+from adlake.runner.warehouse import (
+    SCHEMA,
+    Builds,
+    at_least_one,
+    billing_lines,
+    latest_instants,
+    tally,
+)
 
 # The profiles' default ports (profiles/profiles.yml), as ADLAKE_<TARGET>_PORT overrides them.
 SERVER_PORTS = {"thrift": 10000, "connect": 15002}
@@ -118,16 +125,18 @@ def started_at(result) -> float:
     return _epoch(starts[0]) if starts else 0.0
 
 
-def batch_figures(result, new: Snapshot, before: dict | None, after: dict) -> dict:
-    """One build's figures: billing lines in (None for the process's first
-    build: there is no count from before it), seconds per layer and for the
-    tests, each node's seconds and span, latency from landing to ADS."""
+def batch_figures(results: list, new: Snapshot, before: dict | None, after: dict) -> dict:
+    """One build's figures (`results`: its dbt invocations, a `dbt build`, or
+    a `dbt run` and the `dbt test` after it): billing lines in (None for the
+    process's first build: there is no count from before it), seconds per
+    layer and for the tests, each node's seconds and span, latency from
+    landing to ADS."""
     seconds: dict[str, float] = defaultdict(float)
     nodes: dict[str, float] = {}  # each model's and test's own seconds, for a profile
     spans: dict[str, list[float]] = {}  # each node's [start, end] since landing: the critical path
     ads_done = 0.0
     landed_at = min(mtime for _, mtime in new.values()) / 1e9
-    for node_result in result.result.results:
+    for node_result in (r for result in results for r in result.result.results):
         node = node_result.node
         nodes[node.name] = node_result.execution_time
         if finished_at(node_result):
@@ -184,6 +193,29 @@ def describe(label: str, figures: dict, build_seconds: float, scope: str, status
     )
 
 
+def build_then_check(builds: Builds, number: int, scope: str, since: dict[str, str]) -> list:
+    """One batch's dbt invocations: a `dbt build` (each model's checks before
+    its downstream models), or, with builds.checks_after_models, a `dbt
+    build` without data tests (ADS is published when it ends) and then a
+    `dbt test` of what it wrote."""
+    if not builds.checks_after_models:
+        return [builds.build(scope)]
+    run = builds.build(scope, tests=False)
+    try:
+        checked = builds.build(
+            scope, command="test", changed_since=since if scope == "changed" else None
+        )
+    except SystemExit:
+        print(
+            f"batch {number}: its figures are in ADS, but its checks failed (see dbt.log): the "
+            "watcher stops. The batch stays unrecorded: after the fix, the next start runs it "
+            "again (its files are in already; nothing is ingested twice) and checks whole tables.",
+            flush=True,
+        )
+        raise
+    return [run, checked]
+
+
 def watch(
     landing: Path,
     state: State,
@@ -207,6 +239,14 @@ def watch(
     stop = stop or (lambda: False)
     done: list[dict] = []
     lines_before = None
+    # Each table's latest instant when the next build starts: its checks,
+    # run after its models, read what the models wrote after these. Read
+    # after the last build (and its compactions), off the next one's path.
+    # The process's first build checks whole tables, unless dbt already ran
+    # here (its session is the one to read with).
+    since: dict[str, str] = {}
+    if builds.checks_after_models and builds.manifest is not None:
+        since = latest_instants(reader(), builds.tables())
     while not stop() and (max_builds is None or len(done) < max_builds):
         landed = landed_files(landing)
         new = state.new_files(landed)
@@ -219,11 +259,13 @@ def watch(
         number = len(done) + 1
         full = number % full_checks_every == 0
         started = time.perf_counter()
-        result = builds.build("full" if full else "changed")
+        results = build_then_check(
+            builds, number, "full" if full or not since else "changed", since
+        )
         build_seconds = time.perf_counter() - started
         built_at = time.time()
         lines_after = billing_lines(reader(), schema)
-        figures = batch_figures(result, new, lines_before, lines_after)
+        figures = batch_figures(results, new, lines_before, lines_after)
         figures.update({"built_at": built_at, "new_files": sorted(new), "build_s": build_seconds})
         state.save(landed)
         lines_before = lines_after
@@ -232,8 +274,8 @@ def watch(
                 f"batch {number}",
                 figures,
                 build_seconds,
-                "of whole tables" if full else "of what it wrote",
-                tally(result),
+                "of whole tables" if full or not since else "of what it wrote",
+                tally(*results),
             ),
             flush=True,
         )
@@ -243,6 +285,8 @@ def watch(
                 f"batch {number}: scheduled compactions run in {figures['compaction_s']:.1f} s",
                 flush=True,
             )
+        if builds.checks_after_models:
+            since = latest_instants(reader(), builds.tables())
         if after_build is not None:
             after_build(figures)
         done.append(figures)
@@ -264,6 +308,12 @@ def main() -> None:
         metavar="N",
         help="data tests read whole tables every N builds; the others check what they wrote",
     )
+    parser.add_argument(
+        "--checks-in-build",
+        action="store_true",
+        help="one `dbt build` a batch: each model's checks pass before its downstream models "
+        "run (ADS later); default: `dbt run`, then `dbt test` of what it wrote",
+    )
     args = parser.parse_args()
 
     os.chdir(ROOT)  # the lake (.lake/) lives in the project folder
@@ -281,7 +331,7 @@ def main() -> None:
     watch(
         landing,
         State(lake / "continuous_state.json"),
-        Builds(compact_between_builds=True),
+        Builds(compact_between_builds=True, checks_after_models=not args.checks_in_build),
         poll=args.poll,
         settle=args.settle,
         full_checks_every=args.full_checks_every,

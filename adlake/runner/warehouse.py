@@ -73,9 +73,18 @@ class Builds:
     not change between batches; only the landed files do). `args`: where the
     project, profiles, target and logs are (default: this repository's)."""
 
-    def __init__(self, args: list[str] | None = None, compact_between_builds: bool = False) -> None:
+    def __init__(
+        self,
+        args: list[str] | None = None,
+        compact_between_builds: bool = False,
+        checks_after_models: bool = False,
+    ) -> None:
         self.args = args or PROJECT_ARGS
         self.manifest = None
+        # With checks_after_models, a batch is a `dbt run` and then a `dbt
+        # test` (continuous mode's build_then_check): ADS is published before
+        # the batch's checks instead of after them.
+        self.checks_after_models = checks_after_models
         # With compact_between_builds, DWD's writes only plan their
         # compactions and compact_scheduled() runs the plans after the build,
         # so no batch waits for a compaction. (A config's vars are read when
@@ -83,13 +92,23 @@ class Builds:
         self.compact_between_builds = compact_between_builds
         self.vars = {"dwd_compaction_mode": "schedule"} if compact_between_builds else {}
 
-    def build(self, test_scope: str, command: str = "build", callbacks: list | None = None):
+    def build(
+        self,
+        test_scope: str,
+        command: str = "build",
+        callbacks: list | None = None,
+        changed_since: dict[str, str] | None = None,
+        tests: bool = True,
+    ):
         """One `dbt build` (or another `command`, such as `run`); dbt's own
         output is kept to warnings and errors (the full log is logs/dbt.log).
         Returns dbt's result; exits on a failure. `test_scope`: 'changed'
         checks what the build wrote, 'full' whole tables (the adapter's
         lakehouse_test_scope var). `callbacks`: dbt event callbacks, such as
-        a profiler's."""
+        a profiler's. `changed_since`: for a `dbt test` after a `dbt run`,
+        each table's latest instant before that run (latest_instants): its
+        changed-scope tests check what the run wrote. `tests=False`: the
+        build without its data tests (seeds, models, snapshots)."""
         from dbt.cli.main import dbtRunner
 
         if self.manifest is None:
@@ -102,11 +121,33 @@ class Builds:
         # A build that checks what it wrote leaves out the checks that the
         # build's other tests already make (selectors.yml).
         selector = (
-            ["--selector", "per_batch"] if test_scope == "changed" and command == "build" else []
+            ["--selector", "per_batch"]
+            if test_scope == "changed" and command in ("build", "test")
+            else []
         )
         build_vars = {**self.vars, "lakehouse_test_scope": test_scope}
+        if changed_since:
+            build_vars["lakehouse_changed_since"] = changed_since
+        untested = (
+            []
+            if tests
+            else ["--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"]
+        )
         return self._invoke(
-            [command, *self.args, *selector, "--vars", json.dumps(build_vars)], callbacks
+            [command, *self.args, *selector, *untested, "--vars", json.dumps(build_vars)],
+            callbacks,
+        )
+
+    def tables(self) -> list[str]:
+        """schema.table of each table the project's models write (parsed by
+        the first build)."""
+        if self.manifest is None:
+            return []
+        return sorted(
+            f"{node.schema}.{node.alias or node.name}"
+            for node in self.manifest.nodes.values()
+            if node.resource_type == "model"
+            and node.config.materialized in ("incremental", "table")
         )
 
     def compact_scheduled(self) -> float:
@@ -129,9 +170,10 @@ class Builds:
         return result
 
 
-def tally(result) -> str:
-    """dbt's node statuses in one line: '17 success, 210 pass'."""
-    statuses = Counter(str(r.status) for r in result.result.results)
+def tally(*results) -> str:
+    """dbt's node statuses in one line: '17 success, 210 pass' (of one
+    invocation, or of a `dbt run` and the `dbt test` after it)."""
+    statuses = Counter(str(r.status) for result in results for r in result.result.results)
     return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
 
 
@@ -149,6 +191,20 @@ def billing_lines(spark, schema: str) -> dict:
         .collect()[0]
         .asDict()
     )
+
+
+def latest_instants(spark, tables: list[str]) -> dict[str, str]:
+    """Each Hudi table's newest completed instant; tables not created yet, or
+    not Hudi, are left out (their data tests check them whole)."""
+    instants = {}
+    for table in tables:
+        try:
+            rows = spark.sql(f"call show_commits(table => '{table}', limit => 1)").collect()
+        except Exception:  # not created yet, or not a Hudi table
+            continue
+        if rows:
+            instants[table] = str(rows[0].asDict()["commit_time"])
+    return instants
 
 
 def latest_commit(spark, table: str) -> str:

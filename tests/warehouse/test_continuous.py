@@ -12,14 +12,17 @@ from adlake.runner.warehouse import Builds, work_args
 
 
 def builds_for(house) -> Builds:
-    # As continuous.main() builds: DWD's compactions planned by the build, run after it.
-    return Builds(work_args(house.root, house.profiles), compact_between_builds=True)
+    # As continuous.main() builds: DWD's compactions planned by the build, run
+    # after it; a batch's checks after its models (ADS first).
+    return Builds(
+        work_args(house.root, house.profiles), compact_between_builds=True, checks_after_models=True
+    )
 
 
 def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(
     warehouse_factory, tmp_path, capsys
 ):
-    house = warehouse_factory("cont", seed=5, events=400, batches=2, accounts=30)
+    house = warehouse_factory("cont", seed=5, events=600, batches=3, accounts=30)
     state_file = tmp_path / "continuous_state.json"
 
     def run_watcher(**kwargs):
@@ -55,19 +58,31 @@ def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(
     assert run_watcher(stop=lambda: next(polls, None) is None) == []
     assert len(house.instants("ods", "ods_billing_events_raw")) == 1
 
-    # Batch 2 lands while it is stopped: the restart builds it, once.
+    # Batch 2 lands while it is stopped: the restart builds it, once, and
+    # checks whole tables (a process's first build); batch 3 lands after it.
     house.land(2)
-    [second] = run_watcher(max_builds=1)
+    spend = {}
+
+    def after_build(figures):
+        spend[len(spend) + 2] = house.scalar(
+            "select sum(spend_micros) from {s}_ads.ads_spend_by_customer"
+        )
+        if len(spend) == 1:
+            house.land(3)
+
+    second, third = run_watcher(max_builds=2, after_build=after_build)
     landed = house.scalar("select count(*) from {s}_ods.ods_billing_events_raw")
-    assert second["lines_total"]["landed"] == landed > lines_1
-    assert second["lines_total"]["landed"] == sum(
-        second["lines_total"][k] for k in ("valid", "quarantined", "held")
+    assert third["lines_total"]["landed"] == landed > second["lines_total"]["landed"] > lines_1
+    assert third["lines_total"]["landed"] == sum(
+        third["lines_total"][k] for k in ("valid", "quarantined", "held")
     )
-    assert (
-        house.scalar("select sum(spend_micros) from {s}_ads.ads_spend_by_customer")
-        == house.truth[-1]["cost_micros"]
-    )
-    assert "batch 1:" in capsys.readouterr().out
+    assert spend == {2: house.truth[1]["cost_micros"], 3: house.truth[2]["cost_micros"]}
+    # Batch 3's checks ran after its models (a `dbt test` of what they wrote):
+    # ADS was done before the last check.
+    assert third["seconds"]["tests"] > 0
+    assert max(end for _, end in third["spans"].values()) > third["landing_to_ads"]
+    out = capsys.readouterr().out
+    assert "batch 1:" in out and "checks of what it wrote" in out.split("batch 2: ", 1)[1]
 
 
 def test_a_second_ctrl_c_stops_at_once():

@@ -74,12 +74,26 @@ class LakehouseAdapter(SparkAdapter):
         self._builds = BuildRecords(self._lake)
         # Per table this invocation wrote, its latest commit before the write,
         # for data tests scoped to what changed (test_scope).
-        self._written = WrittenTables(self._lake)
+        self._written = WrittenTables(self._lake, self._changed_since)
         # Incremental models whose SQL said, as it compiled, that it has
         # nothing new to read (lake_nothing_to_read).
         self._nothing_to_read: set[str] = set()
         # Names this run's scratch tables under optimistic concurrency.
         self._run_token = uuid.uuid4().hex[:8]
+
+    def _changed_since(self) -> dict[str, str]:
+        """The var lakehouse_changed_since from the command line: a `dbt test`
+        told which tables an earlier `dbt run` wrote (written_tables)."""
+        cli_vars = getattr(self.config, "cli_vars", None) or {}
+        value = cli_vars.get(test_scope.CHANGED_SINCE_VAR) or {}
+        if not isinstance(value, dict):
+            raise DbtRuntimeError(
+                f"var {test_scope.CHANGED_SINCE_VAR} is {value!r}: give a mapping of "
+                "schema.table to the table's latest instant before the run whose writes the "
+                "tests check, e.g. --vars '{lakehouse_changed_since: {adlake_dwd.events: "
+                '"20261127080000000"}}\''
+            )
+        return value
 
     def _rows(self, sql: str) -> list[Any]:
         _, table = self.execute(sql, fetch=True)

@@ -49,6 +49,9 @@ from typing import Any
 from dbt_common.exceptions import CompilationError
 
 SCOPE_VAR = "lakehouse_test_scope"
+# schema.table -> the table's latest instant before an earlier run: tests of a
+# `dbt test` read that run's writes (written_tables).
+CHANGED_SINCE_VAR = "lakehouse_changed_since"
 MODES = ("full", "changed")
 META_KEY = "lakehouse_test_scope"
 ROWS_FROM_KEY = "lakehouse_rows_from"

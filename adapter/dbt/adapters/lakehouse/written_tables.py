@@ -5,6 +5,12 @@ module decides whether it is, from what was written).
 Before a model writes, its table's latest commit is noted; when a test of it
 first asks, the partitions the later commits wrote are read once from their
 commit metadata (the tests of a model run after its write).
+
+A `dbt test` after a `dbt run` writes nothing itself: it is told each table's
+latest commit before that run (the var `lakehouse_changed_since`, a mapping of
+schema.table to instant), and its tests read the later commits as if it had
+written them. An orchestrator that publishes a batch before checking it (the
+project's continuous mode) passes the instants it read before the run.
 """
 
 from __future__ import annotations
@@ -15,15 +21,20 @@ from typing import Any
 
 from dbt.adapters.lakehouse import test_scope
 from dbt.adapters.lakehouse.change_reads.planner import returns_lost_writes
-from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
+from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 
 # Commits looked at after the noted one: with more, every partition stays in.
 COMMIT_SCAN = 20
 
 
 class WrittenTables:
-    def __init__(self, metadata: LakeMetadata) -> None:
+    def __init__(
+        self, metadata: LakeMetadata, earlier: Callable[[], Mapping[str, str]] = dict
+    ) -> None:
         self._metadata = metadata
+        # Tables an earlier invocation wrote, with their latest instant before
+        # it (lakehouse_changed_since); read when a test first asks.
+        self._earlier = earlier
         # Per table (schema.table, lower case): its latest commit before this
         # invocation wrote it; None when the write created it.
         self._since: dict[str, test_scope.Since | None] = {}
@@ -40,7 +51,14 @@ class WrittenTables:
     def written_after(self, table: str) -> test_scope.Since | None:
         """The table's commit before this invocation wrote it (None: not
         written, or created by it), with the partitions its later commits wrote."""
-        since = self._since.get(table)
+        if table not in self._since:
+            # Not written here: an earlier run's write, or nothing (not noted,
+            # so that a write later in this invocation is still noted).
+            earlier = self._since_earlier_run(table)
+            if earlier is None:
+                return None
+            self._since[table] = earlier
+        since = self._since[table]
         if since is None or table in self._partitions_read:
             return since
         commits = [
@@ -66,6 +84,31 @@ class WrittenTables:
         self._since[table] = since
         self._partitions_read.add(table)
         return since
+
+    def _since_earlier_run(self, table: str) -> test_scope.Since | None:
+        """The table's Since from lakehouse_changed_since, or None (checked
+        whole) when it is not listed or not a Hudi table."""
+        listed = {str(k).lower(): str(v) for k, v in (self._earlier() or {}).items()}
+        instant = listed.get(table)
+        if not instant:
+            return None
+        try:
+            commits = self._metadata.completed_commits(table, COMMIT_SCAN)
+        except Exception as exc:
+            if is_not_hudi(exc):
+                return None
+            raise
+        # Listed, but that run did not write it: checked whole, as a table
+        # this invocation did not write.
+        if not any(str(c["commit_time"]) > instant for c in commits):
+            return None
+        # As latest_commit reads it: an older instant may have completed
+        # later. Unlisted (archived since): its own instant, an earlier begin
+        # that reads a few rows more, never fewer.
+        completed = [
+            str(c["state_transition_time"]) for c in commits if str(c["commit_time"]) <= instant
+        ]
+        return test_scope.Since(instant, max(completed, default=instant))
 
     # --- what a data test reads ------------------------------------------------
 

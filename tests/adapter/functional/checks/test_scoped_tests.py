@@ -103,6 +103,56 @@ def test_a_scoped_check_catches_a_duplicate_in_the_batch_that_wrote_it(project):
     )
 
 
+def test_a_test_after_a_run_checks_what_that_run_wrote(project):
+    """`dbt run`, then `dbt test` told each table's instant before the run
+    (lakehouse_changed_since): what continuous mode does to publish ADS before
+    its checks. The tests read that run's writes, as in one `dbt build`."""
+    project.model("events", MODEL)
+    project.write("models/events.yml", SCHEMA)
+    table = f"{project.schema}.events"
+
+    def latest() -> str:
+        return str(
+            project.rows(f"call show_commits(table => '{table}', limit => 1)")[0].commit_time
+        )
+
+    def test_after(since: str, expect_ok: bool = True) -> dict:
+        given = (
+            f"{{lakehouse_test_scope: changed, lakehouse_changed_since: {{{table}: '{since}'}}}}"
+        )
+        return statuses(project.dbt("test", "--vars", given, expect_ok=expect_ok))
+
+    project.dbt("run", "--vars", "{batch: 1}")
+    before_2 = latest()
+    project.dbt("run", "--vars", "{batch: 2}")  # e1 again under another date
+    second = test_after(before_2, expect_ok=False)
+    status, found, sql = second["unique_events_event_id"]
+    assert (status, found) == ("fail", 1)
+    assert "_hoodie_commit_time > '" + before_2 in sql  # batch 2's rows, not the table
+
+    before_3 = latest()
+    project.dbt("run", "--vars", "{batch: 3}")  # e5, e6 (a null cost): new keys only
+    third = test_after(before_3, expect_ok=False)
+    assert third["not_null_events_cost"][:2] == ("fail", 1)
+    # Batch 3 repeats no key: the duplicate batch 2 wrote is not read again.
+    assert third["unique_events_event_id"][:2] == ("pass", 0)
+    assert "hudi_table_changes(" in third["not_null_events_cost"][2]
+
+    # Listed with its latest instant, so that run wrote nothing to it: the
+    # table is checked whole, as in a build that did not write it.
+    whole = test_after(latest(), expect_ok=False)
+    assert whole["unique_events_event_id"][:2] == ("fail", 1)
+    assert "_hoodie_commit_time" not in whole["unique_events_event_id"][2]
+
+    refused = project.dbt(
+        "test",
+        "--vars",
+        "{lakehouse_test_scope: changed, lakehouse_changed_since: yesterday}",
+        expect_ok=False,
+    )
+    assert "var lakehouse_changed_since is 'yesterday'" in " ".join(failures(refused))
+
+
 def test_an_unknown_scope_is_refused_with_the_choices(project):
     project.model("events", MODEL)
     project.write("models/events.yml", SCHEMA)
