@@ -3,14 +3,28 @@ in one process, so every build after the first runs in a warm Spark JVM with
 the project already parsed.
 
     python -m adlake.runner.continuous [--poll 2] [--settle 1] [--full-checks-every 4]
+                                       [--checks-in-build]
 
 (or `adlake-continuous ...`).
 
 A batch is whatever landed since the last build: the watcher waits until no
 new file has appeared for --settle seconds (a producer landing several files
-at once gets one build), then runs one `dbt build`. Files must land whole, by
+at once gets one build), then builds it. Files must land whole, by
 a rename, as adlake.landing does: a name starting with `.` is still being
 written and is ignored (Spark skips such files too).
+
+A batch's models run first (a `dbt build` without data tests: seeds, models),
+and its data tests after them (a `dbt test` of what the models wrote: the var
+lakehouse_changed_since gives each table's latest instant before the build,
+read after the previous batch; every 4th build, and a process's first, checks
+whole tables). So ADS holds a batch's figures before its checks end: a
+dashboard can show figures that are not checked yet, for the seconds the
+checks take. If a check fails the watcher stops, saying so; the batch is not
+recorded as built, so the next start runs it again (nothing new to ingest: its
+files are in) and checks whole tables, until the cause is fixed. Every check a
+`dbt build` of the batch would run still runs, on the same rows. With
+--checks-in-build a batch is one `dbt build` instead: each model's checks pass
+before its downstream models run, and ADS waits for them.
 
 For each batch it prints the lines that came in (valid, quarantined, held),
 the time per layer and for the data tests, and the latency from landing (the
