@@ -200,8 +200,8 @@ def stop_server(lake: Path) -> None:
 
 
 def measure(root: Path, lake: Path, command: list[str], runs: int) -> dict[str, float]:
+    stop_server(lake)  # the lake is the in-process engine's alone
     cold = [timed(root, command, warm=False) for _ in range(runs)]
-    stop_server(lake)
     first = timed(root, command, warm=True)
     warm = [timed(root, command, warm=True) for _ in range(runs)]
     return {"cold": statistics.median(cold), "first": first, "warm": statistics.median(warm)}
