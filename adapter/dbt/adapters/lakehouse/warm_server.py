@@ -153,6 +153,9 @@ class Server:
         if self.session is None:
             return
         gateway = self.session.sparkContext._gateway
+        if gateway.proc is not None and gateway.proc.poll() is not None:
+            log("stopped (its JVM had ended)")  # nothing to ask it: py4j would log a stack
+            return
         jvm = self.session._jvm
         with contextlib.suppress(Exception):
             none = jvm.scala.Option.empty()

@@ -275,7 +275,8 @@ def test_an_idle_server_stops_by_itself(warm):
     try:
         code, output = warm.dbt("debug")
         assert code == 0, output
-        assert warm.state() == state  # the same server: the timeout is no start setting
+        # The same server (the timeout is no start setting), which may be gone already.
+        assert "Starting the lake's warm Spark server" not in output
     finally:
         warm.profile()
     wait_for(lambda: gone(state.pid) and gone(state.jvm_pid), 90, "the idle server's end")
