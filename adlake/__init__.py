@@ -27,7 +27,15 @@ from this checkout.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+# The toolkit runs dbt in its own process and then reads the lake through the
+# Spark session dbt started there (a runner's summary, a benchmark's checks):
+# that needs the adapter's in-process engine, not the lake's warm server
+# (warm start, on by default for a dbt command run by hand). The processes the
+# toolkit starts inherit it; the warm-start benchmark sets its own.
+os.environ.setdefault("LAKEHOUSE_WARM_START", "0")
 
 # The repository: the dbt project, its profiles, .cache (the Hudi bundle,
 # catalog files) and .lake. The package is installed editable from it.

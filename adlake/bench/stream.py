@@ -4,15 +4,16 @@ For each --preload size, in a process and a lake of its own, it preloads the
 warehouse as the freshness benchmark does (adlake.bench.freshness: chunks of
 `dbt run`, warm-up batches, whole-table checks once), then runs continuous
 mode's watcher (adlake.runner.continuous.watch, with its defaults: poll 2 s,
-settle 1 s, data tests of what each build wrote and of whole tables every 4th
-build, the compaction plans run after each build) while a thread lands one
+settle 1 s, each batch's models first, the data tests of what they wrote after
+every 2 batches' models and of whole tables every 4th build, the compaction
+plans run after each build) while a thread lands one
 --batch-events batch every --interval seconds, --batches times, on a fixed
 schedule whatever the builds do. A build takes whatever landed since the last
 one: when the stream runs ahead, one build takes several batches.
 
 For each landed batch it reports landing -> ADS (the end of the last ADS model
-of the build that took it) and landing -> checked (that build done, its data
-tests included); after every build, the warehouse's totals (spend in ADS,
+of the build that took it) and landing -> checked (the data tests that read
+its rows passed); after every build, the warehouse's totals (spend in ADS,
 billable events in DWD) against the generator's truth for the last batch it
 took. Compaction and cleaning run inside the stream (between builds and in the
 writes), so the figures say what the stream sustains. Per size: the median and
@@ -129,7 +130,7 @@ def run_one(args: argparse.Namespace, preload: int, work: Path) -> dict:
                 "build": taken[batch],
                 "batches_in_build": len(build["batches"]),
                 "landing_to_ads_s": build["ads_done_at"] - landed["at"],
-                "landing_to_checked_s": build["built_at"] - landed["at"],
+                "landing_to_checked_s": build["checked_at"] - landed["at"],
             }
         )
     to_ads = [b["landing_to_ads_s"] for b in per_batch]

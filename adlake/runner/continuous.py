@@ -3,7 +3,7 @@ in one process, so every build after the first runs in a warm Spark JVM with
 the project already parsed.
 
     python -m adlake.runner.continuous [--poll 2] [--settle 1] [--full-checks-every 4]
-                                       [--checks-in-build]
+                                       [--checks-every 2] [--checks-in-build]
 
 (or `adlake-continuous ...`).
 
@@ -14,17 +14,24 @@ a rename, as adlake.landing does: a name starting with `.` is still being
 written and is ignored (Spark skips such files too).
 
 A batch's models run first (a `dbt build` without data tests: seeds, models),
-and its data tests after them (a `dbt test` of what the models wrote: the var
-lakehouse_changed_since gives each table's latest instant before the build,
-read after the previous batch; every 4th build, and a process's first, checks
-whole tables). So ADS holds a batch's figures before its checks end: a
-dashboard can show figures that are not checked yet, for the seconds the
-checks take. If a check fails the watcher stops, saying so; the batch is not
-recorded as built, so the next start runs it again (nothing new to ingest: its
-files are in) and checks whole tables, until the cause is fixed. Every check a
-`dbt build` of the batch would run still runs, on the same rows. With
---checks-in-build a batch is one `dbt build` instead: each model's checks pass
-before its downstream models run, and ADS waits for them.
+and the data tests after them: a `dbt test` of what the models of the batches
+since the last check wrote (the var lakehouse_changed_since gives each table's
+latest instant before the first of them), after every --checks-every batches
+(2), at once when nothing new has landed, and when the watcher stops; every
+4th build, and a process's first check, read whole tables. On two cores a
+check costs about what the models of a batch cost, and mostly per test, not
+per row: checking two batches at once leaves a steady stream's next batch the
+room to run its models as soon as it lands.
+
+So ADS holds a batch's figures before its checks end: a dashboard can show
+figures that are not checked yet, for about one batch interval (the figures'
+`checked_at` says when they were). If a check fails the watcher stops, saying
+so; the unchecked batches are not recorded as built, so the next start runs
+them again (nothing new to ingest: their files are in) and checks whole
+tables, until the cause is fixed. Every check a `dbt build` of each batch would
+run still runs, on the same rows. With --checks-in-build a batch is one `dbt
+build` instead: each model's checks pass before its downstream models run,
+and ADS waits for them.
 
 For each batch it prints the lines that came in (valid, quarantined, held),
 the time per layer and for the data tests, and the latency from landing (the
@@ -98,6 +105,11 @@ class State:
             self.built = {
                 name: tuple(value) for name, value in json.loads(path.read_text()).items()
             }
+
+    def note(self, landed: Snapshot) -> None:
+        """Built in this process, not saved yet: a batch whose checks are to
+        come is built again after a restart."""
+        self.built = dict(landed)
 
     def new_files(self, landed: Snapshot) -> Snapshot:
         return {name: value for name, value in landed.items() if self.built.get(name) != value}
@@ -207,27 +219,65 @@ def describe(label: str, figures: dict, build_seconds: float, scope: str, status
     )
 
 
-def build_then_check(builds: Builds, number: int, scope: str, since: dict[str, str]) -> list:
-    """One batch's dbt invocations: a `dbt build` (each model's checks before
-    its downstream models), or, with builds.checks_after_models, a `dbt
-    build` without data tests (ADS is published when it ends) and then a
-    `dbt test` of what it wrote."""
-    if not builds.checks_after_models:
-        return [builds.build(scope)]
-    run = builds.build(scope, tests=False)
-    try:
-        checked = builds.build(
-            scope, command="test", changed_since=since if scope == "changed" else None
-        )
-    except SystemExit:
+class Checks:
+    """The data tests of the batches whose models ran, when they run after
+    the models (builds.checks_after_models): a `dbt test` of what those
+    batches wrote, every `every` batches, and at once when a whole-table
+    check is due or the watcher stops. The cost of a check is mostly per
+    test, not per row: one check of two batches costs about what one of one
+    batch does, and leaves a stream's next batch room to run first."""
+
+    def __init__(self, builds: Builds, reader: Callable[[], Any], every: int) -> None:
+        self.builds, self.reader, self.every = builds, reader, every
+        # Each table's latest instant before the first unchecked batch: the
+        # checks read what came after. Read once the last check and its
+        # batch's compactions are done; unknown before the process's first
+        # dbt command (its session is the one to read with): whole tables.
+        self.since: dict[str, str] = {}
+        self.batches: list[dict] = []  # the figures of the unchecked batches
+        self.landed: Snapshot = {}  # what they had landed, all of it
+        if builds.checks_after_models and builds.manifest is not None:
+            self.refresh()
+
+    def refresh(self) -> None:
+        self.since = latest_instants(self.reader(), self.builds.tables())
+
+    def add(self, figures: dict, landed: Snapshot) -> None:
+        self.batches.append(figures)
+        self.landed = landed
+
+    def due(self, full: bool) -> bool:
+        return bool(self.batches) and (full or len(self.batches) >= self.every)
+
+    def run(self, state: State, full: bool) -> Any:
+        """Checks the pending batches; records them as built once they pass."""
+        scope = "full" if full or not self.since else "changed"
+        numbers = ", ".join(str(f["number"]) for f in self.batches)
+        try:
+            result = self.builds.build(
+                scope, command="test", changed_since=self.since if scope == "changed" else None
+            )
+        except SystemExit:
+            print(
+                f"batches {numbers}: their figures are in ADS, but their checks failed (see "
+                "dbt.log): the watcher stops. They stay unrecorded: after the fix, the next start "
+                "runs them again (their files are in already; nothing is ingested twice) and "
+                "checks whole tables.",
+                flush=True,
+            )
+            raise
+        checked_at = time.time()
+        for figures in self.batches:
+            figures["checked_at"] = checked_at
         print(
-            f"batch {number}: its figures are in ADS, but its checks failed (see dbt.log): the "
-            "watcher stops. The batch stays unrecorded: after the fix, the next start runs it "
-            "again (its files are in already; nothing is ingested twice) and checks whole tables.",
+            f"batches {numbers}: checked ({'whole tables' if scope == 'full' else 'what they wrote'}) "
+            f"in {sum(r.execution_time for r in result.result.results):.1f} s of tests "
+            f"[{tally(result)}]",
             flush=True,
         )
-        raise
-    return [run, checked]
+        state.save(self.landed)
+        self.batches = []
+        return result
 
 
 def watch(
@@ -242,29 +292,28 @@ def watch(
     stop: Callable[[], bool] | None = None,
     reader: Callable[[], Any] | None = None,
     after_build: Callable[[dict], None] | None = None,
+    checks_every: int = 2,
 ) -> list[dict]:
     """Builds each batch as it lands until `stop()` is true (checked between
     batches and while idle) or `max_builds` builds have run; returns each
     build's figures. `reader` gives a session to count the billing lines
     with (default: a child of the embedded session dbt started here).
     `after_build` is called with each build's figures once its scheduled
-    compactions ran (a benchmark checks the totals there)."""
+    compactions ran (a benchmark checks the totals there). With
+    builds.checks_after_models, the data tests run every `checks_every`
+    batches (Checks); a batch's figures get `checked_at` when they passed."""
     reader = reader or (lambda: reader_session("session", None))
     stop = stop or (lambda: False)
     done: list[dict] = []
     lines_before = None
-    # Each table's latest instant when the next build starts: its checks,
-    # run after its models, read what the models wrote after these. Read
-    # after the last build (and its compactions), off the next one's path.
-    # The process's first build checks whole tables, unless dbt already ran
-    # here (its session is the one to read with).
-    since: dict[str, str] = {}
-    if builds.checks_after_models and builds.manifest is not None:
-        since = latest_instants(reader(), builds.tables())
+    checks = Checks(builds, reader, checks_every)
     while not stop() and (max_builds is None or len(done) < max_builds):
         landed = landed_files(landing)
         new = state.new_files(landed)
         if not new:
+            if checks.batches:  # nothing new: check what is pending now
+                checks.run(state, full=False)
+                checks.refresh()
             time.sleep(poll)
             continue
         time.sleep(settle)
@@ -273,24 +322,34 @@ def watch(
         number = len(done) + 1
         full = number % full_checks_every == 0
         started = time.perf_counter()
-        results = build_then_check(
-            builds, number, "full" if full or not since else "changed", since
-        )
-        build_seconds = time.perf_counter() - started
-        built_at = time.time()
+        if builds.checks_after_models:
+            results = [builds.build("full" if full else "changed", tests=False)]
+        else:
+            results = [builds.build("full" if full else "changed")]
+        models_s = time.perf_counter() - started
         lines_after = billing_lines(reader(), schema)
         figures = batch_figures(results, new, lines_before, lines_after)
-        figures.update({"built_at": built_at, "new_files": sorted(new), "build_s": build_seconds})
-        state.save(landed)
+        figures.update({"number": number, "new_files": sorted(new), "models_s": models_s})
         lines_before = lines_after
+        if builds.checks_after_models:
+            checks.add(figures, landed)
+            state.note(landed)
+            last = stop() or (max_builds is not None and len(done) + 1 >= max_builds)
+            if checks.due(full) or last:
+                results.append(checks.run(state, full))
+                with_checks = batch_figures(results, new, None, lines_after)
+                figures.update({k: with_checks[k] for k in ("seconds", "nodes", "spans")})
+        else:
+            figures["checked_at"] = time.time()
+            state.save(landed)
+        figures["built_at"] = time.time()
+        figures["build_s"] = time.perf_counter() - started
+        if "checked_at" not in figures:
+            checked = "pending"
+        else:
+            checked = "of whole tables" if full or not checks.since else "of what it wrote"
         print(
-            describe(
-                f"batch {number}",
-                figures,
-                build_seconds,
-                "of whole tables" if full or not since else "of what it wrote",
-                tally(*results),
-            ),
+            describe(f"batch {number}", figures, figures["build_s"], checked, tally(*results)),
             flush=True,
         )
         if builds.compact_between_builds:
@@ -299,11 +358,13 @@ def watch(
                 f"batch {number}: scheduled compactions run in {figures['compaction_s']:.1f} s",
                 flush=True,
             )
-        if builds.checks_after_models:
-            since = latest_instants(reader(), builds.tables())
+        if builds.checks_after_models and not checks.batches:
+            checks.refresh()
         if after_build is not None:
             after_build(figures)
         done.append(figures)
+    if checks.batches:
+        checks.run(state, full=False)
     return done
 
 
@@ -321,6 +382,14 @@ def main() -> None:
         default=4,
         metavar="N",
         help="data tests read whole tables every N builds; the others check what they wrote",
+    )
+    parser.add_argument(
+        "--checks-every",
+        type=at_least_one,
+        default=2,
+        metavar="N",
+        help="run the data tests after every N batches' models, checking what they wrote "
+        "(default 2; at once when the landing folder is quiet)",
     )
     parser.add_argument(
         "--checks-in-build",
@@ -351,6 +420,7 @@ def main() -> None:
         full_checks_every=args.full_checks_every,
         stop=lambda: stop.requested,
         reader=lambda: reader_session(method, int(port)),
+        checks_every=args.checks_every,
     )
     print("stopped", flush=True)
 
