@@ -153,7 +153,7 @@ def started_at(result) -> float:
 
 def batch_figures(results: list, new: Snapshot, before: dict | None, after: dict) -> dict:
     """One build's figures (`results`: its dbt invocations, a `dbt build`, or
-    a `dbt run` and the `dbt test` after it): billing lines in (None for the
+    one without data tests and the `dbt test` after it): billing lines in (None for the
     process's first build: there is no count from before it), seconds per
     layer and for the tests, each node's seconds and span, latency from
     landing to ADS."""

@@ -81,9 +81,9 @@ class Builds:
     ) -> None:
         self.args = args or PROJECT_ARGS
         self.manifest = None
-        # With checks_after_models, a batch is a `dbt run` and then a `dbt
-        # test` (continuous mode's build_then_check): ADS is published before
-        # the batch's checks instead of after them.
+        # With checks_after_models, continuous mode builds a batch without
+        # its data tests (build(tests=False)) and checks it with a later `dbt
+        # test` (continuous.Checks): ADS is published before the checks.
         self.checks_after_models = checks_after_models
         # With compact_between_builds, DWD's writes only plan their
         # compactions and compact_scheduled() runs the plans after the build,
@@ -105,9 +105,9 @@ class Builds:
         Returns dbt's result; exits on a failure. `test_scope`: 'changed'
         checks what the build wrote, 'full' whole tables (the adapter's
         lakehouse_test_scope var). `callbacks`: dbt event callbacks, such as
-        a profiler's. `changed_since`: for a `dbt test` after a `dbt run`,
-        each table's latest instant before that run (latest_instants): its
-        changed-scope tests check what the run wrote. `tests=False`: the
+        a profiler's. `changed_since`: for a `dbt test` after builds without
+        data tests, each table's latest instant before them (latest_instants):
+        its changed-scope tests check what they wrote. `tests=False`: the
         build without its data tests (seeds, models, snapshots)."""
         from dbt.cli.main import dbtRunner
 
@@ -172,7 +172,7 @@ class Builds:
 
 def tally(*results) -> str:
     """dbt's node statuses in one line: '17 success, 210 pass' (of one
-    invocation, or of a `dbt run` and the `dbt test` after it)."""
+    invocation, or of a build without data tests and the `dbt test` after it)."""
     statuses = Counter(str(r.status) for result in results for r in result.result.results)
     return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
 

@@ -103,8 +103,8 @@ class WrittenTables:
         if not any(str(c["commit_time"]) > instant for c in commits):
             return None
         # As latest_commit reads it: an older instant may have completed
-        # later. Unlisted (archived since): its own instant, an earlier begin
-        # that reads a few rows more, never fewer.
+        # later. None listed at or before it (archived since, or the table
+        # was rebuilt): its own instant, a begin that reads more, never less.
         completed = [
             str(c["state_transition_time"]) for c in commits if str(c["commit_time"]) <= instant
         ]
