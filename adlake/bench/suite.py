@@ -11,9 +11,11 @@ writes its figures as JSON:
   dbt-spark with Hudi, as parquet full rebuilds, and the raw-I/O floor;
 - adlake.bench.freshness: latency from landing to ADS on the warehouse;
 - adlake.bench.stream: the same under a stream, a batch landing every 60 s
-  while continuous mode builds.
+  while continuous mode builds;
+- adlake.bench.warm_start: dbt commands with Spark started in the process
+  against the lake's warm server.
 
-    python -m adlake.bench.suite [--scale default|large] [--parts scaling,alternatives,freshness,stream]
+    python -m adlake.bench.suite [--scale default|large] [--parts scaling,alternatives,freshness,stream,warm_start]
                                  [--out benchmarks]
 
 The default scale takes about 40 minutes on a 2-core machine; `large`
@@ -50,6 +52,7 @@ SCALES = {
         "freshness": ["--preload", "1000000", "--batches", "1", "--warmup", "1"],
         # Ten batches a minute apart: at least ten minutes.
         "stream": ["--preload", "1000000", "--batches", "10"],
+        "warm_start": ["--runs", "3"],
     },
     # Minutes, not half an hour: to check the wiring end to end, not to measure.
     "tiny": {
@@ -64,6 +67,7 @@ SCALES = {
         "alternatives": ["--base-events", "2000", "--batches", "1"],
         "freshness": [*TINY_PRELOAD, "--batches", "1"],
         "stream": [*TINY_PRELOAD, "--batches", "3", "--interval", "15"],
+        "warm_start": ["--runs", "1"],
     },
     "large": {
         "scaling": [
@@ -77,9 +81,10 @@ SCALES = {
         "alternatives": ["--base-events", "20000000"],
         "freshness": ["--preload", "1000000", "--preload", "10000000"],
         "stream": ["--preload", "1000000", "--preload", "10000000"],
+        "warm_start": ["--runs", "5"],
     },
 }
-PARTS = ("scaling", "alternatives", "freshness", "stream")
+PARTS = ("scaling", "alternatives", "freshness", "stream", "warm_start")
 
 
 def run_part(part: str, args: list[str], out: Path) -> dict:

@@ -121,3 +121,20 @@ def test_stream_targets_are_judged_from_the_figures(tmp_path):
     report.write(figures, tmp_path, tmp_path / "BENCHMARKS.md")
     found = verdicts((tmp_path / "BENCHMARKS.md").read_text())
     assert [v for m, v in found.items() if m.startswith("stream")] == ["yes", "**no**"]
+
+
+def test_warm_start_targets_are_judged_from_the_figures(tmp_path):
+    figures = results(cow_upsert_s=25)
+    warm = {"command": "python -m adlake.bench.warm_start --runs 3", "seconds": 300}
+    figures["parts"]["warm_start"] = warm
+    warm["figures"] = {
+        "dbt debug": {"cold": 5.0, "first": 9.5, "warm": 2.5},
+        "dbt build": {"cold": 33.0, "first": 40.0, "warm": 31.0},
+    }
+    report.write(figures, tmp_path, tmp_path / "BENCHMARKS.md")
+    found = verdicts((tmp_path / "BENCHMARKS.md").read_text())
+    warm_verdicts = [v for m, v in found.items() if "warm start" in m]
+    # dbt debug within its 3 s; the build misses its 30 s.
+    assert warm_verdicts == ["yes", "**no**"], found
+    text = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "| 2.5 s | 5.0 s | 0.5 |" in text and "9.5 s" in text
