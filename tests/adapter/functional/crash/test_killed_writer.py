@@ -28,7 +28,10 @@ IDS = 200
 
 # A MOR table upserted by id; batch b gives every id the value id * b, with b as
 # the precombine key. `pause_ms` slows the query down row by row (a static Java
-# call through reflect), so that a run can be caught while it stages its batch.
+# call through reflect, tied to `id` so that Spark runs it per row; reflect
+# gives a void method's result as 'null'), so that a run can be caught while
+# it stages its batch. (`coalesce(reflect(..), '') is not null` did nothing:
+# Spark drops it as always true.)
 # The metadata table is on (the adapter's default has it off), compacted often:
 # its compaction is the one kill point Hudi does not recover by itself.
 _EVENTS_TEMPLATE = """
@@ -37,7 +40,7 @@ _EVENTS_TEMPLATE = """
               hudi_options={'hoodie.metadata.enable': true, 'hoodie.metadata.compact.max.delta.commits': 3}) }}
     select id, {{ var('batch') }} as batch, id * {{ var('batch') }} as value
     from (select explode(sequence(1, %d)) as id)
-    where coalesce(reflect('java.lang.Thread', 'sleep', cast({{ var('pause_ms', 0) }} as bigint)), '') is not null
+    where reflect('java.lang.Thread', 'sleep', cast({{ var('pause_ms', 0) }} + 0 * id as bigint)) = 'null'
 """
 # %-format: Jinja's braces would need doubling in an f-string or str.format.
 EVENTS = _EVENTS_TEMPLATE % IDS  # noqa: UP031
