@@ -43,6 +43,30 @@ def _javac() -> str | None:
     return shutil.which("javac")
 
 
+def compile_jar(javac: str, source: Path, classpath: Path, target: Path) -> None:
+    """Compiles one Java source against one jar into the jar `target`; raises
+    OSError or SubprocessError (with javac's stderr) when it cannot. Shared by
+    this module's file system and the warm server's guard (warm_jars)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as work:
+        classes = Path(work) / "classes"
+        subprocess.run(
+            [javac, "--release", "8", "-nowarn", "-cp", str(classpath), "-d", str(classes)]
+            + [str(source)],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        # Written beside its place and renamed: another process starting at
+        # the same time sees all of the jar or none of it.
+        partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        with zipfile.ZipFile(partial, "w") as archive:  # a jar is a zip; no manifest is needed
+            for path in sorted(classes.rglob("*.class")):
+                archive.write(path, path.relative_to(classes).as_posix())
+        os.replace(partial, target)
+
+
 def jar(cache_dir: Path, notify: Callable[[str], None]) -> Path | None:
     """The compiled class's jar in `cache_dir` (built on first use), or None
     when it cannot be built here (`notify` is told why)."""
@@ -61,33 +85,7 @@ def jar(cache_dir: Path, notify: Callable[[str], None]) -> Path | None:
     if target.is_file():
         return target
     try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory() as work:
-            classes = Path(work) / "classes"
-            subprocess.run(
-                [
-                    javac,
-                    "--release",
-                    "8",
-                    "-nowarn",
-                    "-cp",
-                    str(hadoop),
-                    "-d",
-                    str(classes),
-                    str(SOURCE),
-                ],
-                check=True,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            # Written beside its place and renamed: another process starting at
-            # the same time sees all of the jar or none of it.
-            partial = cache_dir / f"{target.name}.{os.getpid()}.tmp"
-            with zipfile.ZipFile(partial, "w") as archive:  # a jar is a zip; no manifest is needed
-                for path in sorted(classes.rglob("*.class")):
-                    archive.write(path, path.relative_to(classes).as_posix())
-            os.replace(partial, target)
+        compile_jar(javac, SOURCE, hadoop, target)
     except (OSError, subprocess.SubprocessError) as error:
         detail = getattr(error, "stderr", "") or str(error)
         notify(

@@ -11,10 +11,7 @@ no javac), dbt runs as before, and says why once.
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
-import tempfile
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,24 +56,7 @@ def guard_jar(connect: Path, cache_dir: Path) -> Path:
     if target.is_file():
         return target
     try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory() as work:
-            classes = Path(work) / "classes"
-            subprocess.run(
-                [javac, "--release", "8", "-nowarn", "-cp", str(connect), "-d", str(classes)]
-                + [str(GUARD_SOURCE)],
-                check=True,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            # Renamed into place: a process starting at the same time sees all
-            # of the jar or none of it.
-            partial = cache_dir / f"{target.name}.{os.getpid()}.tmp"
-            with zipfile.ZipFile(partial, "w") as archive:
-                for path in sorted(classes.rglob("*.class")):
-                    archive.write(path, path.relative_to(classes).as_posix())
-            os.replace(partial, target)
+        local_fs.compile_jar(javac, GUARD_SOURCE, connect, target)
     except (OSError, subprocess.SubprocessError) as error:
         detail = getattr(error, "stderr", "") or str(error)
         raise WarmJarsUnavailable(
