@@ -3,9 +3,10 @@
 For each --preload size, in a process and a lake of its own, it preloads the
 warehouse as the freshness benchmark does (adlake.bench.freshness: chunks of
 `dbt run`, warm-up batches, whole-table checks once), then runs continuous
-mode's watcher (adlake.runner.continuous.watch, with its defaults: poll 2 s,
-settle 1 s, each batch's models first, the data tests of what they wrote after
-every 2 batches' models and of whole tables every 4th build, the compaction
+mode's watcher (adlake.runner.continuous.watch, with its defaults: poll 0.5 s,
+settle 0.5 s, each batch's models first, the data tests of what they wrote
+after every 2 batches' models (sooner when one fits before the next batch is
+due) and of whole tables every 4th build, the compaction
 plans run after each build) while a thread lands one
 --batch-events batch every --interval seconds, --batches times, on a fixed
 schedule whatever the builds do. A build takes whatever landed since the last

@@ -2,7 +2,7 @@
 in one process, so every build after the first runs in a warm Spark JVM with
 the project already parsed.
 
-    python -m adlake.runner.continuous [--poll 2] [--settle 1] [--full-checks-every 4]
+    python -m adlake.runner.continuous [--poll 0.5] [--settle 0.5] [--full-checks-every 4]
                                        [--checks-every 2] [--checks-in-build]
 
 (or `adlake-continuous ...`).
@@ -17,11 +17,12 @@ A batch's models run first (a `dbt build` without data tests: seeds, models),
 and the data tests after them: a `dbt test` of what the models of the batches
 since the last check wrote (the var lakehouse_changed_since gives each table's
 latest instant before the first of them), after every --checks-every batches
-(2), at once when nothing new has landed, and when the watcher stops; every
-4th build, and a process's first check, read whole tables. On two cores a
-check costs about what the models of a batch cost, and mostly per test, not
-per row: checking two batches at once leaves a steady stream's next batch the
-room to run its models as soon as it lands.
+(2), when nothing new has landed and the check fits before the next batch is
+due (Cadence), and when the watcher stops; every 4th build, and a process's
+first check, read whole tables. On two cores a check costs about what the
+models of a batch cost, and mostly per test, not per row: checking two
+batches at once leaves a steady stream's next batch the room to run its
+models as soon as it lands.
 
 So ADS holds a batch's figures before its checks end: a dashboard can show
 figures that are not checked yet, for about one batch interval (the figures'
@@ -66,7 +67,7 @@ from pathlib import Path
 from typing import Any
 
 from adlake import ROOT
-from adlake.runner.targets import reader_session
+from adlake.runner.readers import profile_target, reader_session
 from adlake.runner.warehouse import (
     SCHEMA,
     Builds,
@@ -75,9 +76,6 @@ from adlake.runner.warehouse import (
     latest_instants,
     tally,
 )
-
-# The profiles' default ports (profiles/profiles.yml), as ADLAKE_<TARGET>_PORT overrides them.
-SERVER_PORTS = {"thrift": 10000, "connect": 15002}
 
 Snapshot = dict[str, tuple[int, int]]  # relative path -> (size, mtime in ns)
 
@@ -219,6 +217,36 @@ def describe(label: str, figures: dict, build_seconds: float, scope: str, status
     )
 
 
+class Cadence:
+    """When batches land, to tell whether a check started now ends before the
+    next one is due: a check in progress cannot be interrupted, and a batch
+    that lands during it waits for it. The next landing is expected one
+    typical gap (the median of the last few) after the last; half a gap past
+    that moment with nothing new, the stream has paused and anything fits."""
+
+    KEPT = 5  # landings whose gaps make the typical gap
+
+    def __init__(self) -> None:
+        self.landings: list[float] = []  # when the last builds' batches landed (epoch s)
+
+    def landed(self, new: Snapshot) -> None:
+        """A build takes `new`: it landed with its earliest file (its
+        modification time; the watcher may have been busy when it came)."""
+        at = min(mtime for _, mtime in new.values()) / 1e9
+        self.landings = [*self.landings, at][-self.KEPT :]
+
+    def fits(self, seconds: float | None) -> bool:
+        """Whether work of `seconds` (None: unknown) started now ends before
+        the next landing is due, or that landing is overdue."""
+        if seconds is None or len(self.landings) < 2:
+            return True
+        gaps = sorted(b - a for a, b in zip(self.landings, self.landings[1:], strict=False))
+        gap = gaps[len(gaps) // 2]
+        due = self.landings[-1] + gap
+        now = time.time()
+        return now + seconds <= due or now >= due + gap / 2
+
+
 class Checks:
     """The data tests of the batches whose models ran, when they run after
     the models (builds.checks_after_models): a `dbt test` of what those
@@ -236,6 +264,7 @@ class Checks:
         self.since: dict[str, str] = {}
         self.batches: list[dict] = []  # the figures of the unchecked batches
         self.landed: Snapshot = {}  # what they had landed, all of it
+        self.last_s: float | None = None  # the last check's wall seconds
         if builds.checks_after_models and builds.manifest is not None:
             self.refresh()
 
@@ -253,6 +282,7 @@ class Checks:
         """Checks the pending batches; records them as built once they pass."""
         scope = "full" if full or not self.since else "changed"
         numbers = ", ".join(str(f["number"]) for f in self.batches)
+        started = time.monotonic()
         try:
             result = self.builds.build(
                 scope, command="test", changed_since=self.since if scope == "changed" else None
@@ -267,6 +297,7 @@ class Checks:
             )
             raise
         checked_at = time.time()
+        self.last_s = time.monotonic() - started
         for figures in self.batches:
             figures["checked_at"] = checked_at
         print(
@@ -285,8 +316,8 @@ def watch(
     state: State,
     builds: Builds,
     schema: str = SCHEMA,
-    poll: float = 2.0,
-    settle: float = 1.0,
+    poll: float = 0.5,
+    settle: float = 0.5,
     full_checks_every: int = 4,
     max_builds: int | None = None,
     stop: Callable[[], bool] | None = None,
@@ -307,11 +338,12 @@ def watch(
     done: list[dict] = []
     lines_before = None
     checks = Checks(builds, reader, checks_every)
+    cadence = Cadence()
     while not stop() and (max_builds is None or len(done) < max_builds):
         landed = landed_files(landing)
         new = state.new_files(landed)
         if not new:
-            if checks.batches:  # nothing new: check what is pending now
+            if checks.batches and cadence.fits(checks.last_s):  # quiet: check what is pending
                 checks.run(state, full=False)
                 checks.refresh()
             time.sleep(poll)
@@ -319,6 +351,7 @@ def watch(
         time.sleep(settle)
         if landed_files(landing) != landed:
             continue  # still landing: wait for it to settle
+        cadence.landed(new)
         number = len(done) + 1
         full = number % full_checks_every == 0
         started = time.perf_counter()
@@ -371,10 +404,10 @@ def watch(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--poll", type=float, default=2.0, help="seconds between looks at the landing folder"
+        "--poll", type=float, default=0.5, help="seconds between looks at the landing folder"
     )
     parser.add_argument(
-        "--settle", type=float, default=1.0, help="seconds with no new file before a batch is built"
+        "--settle", type=float, default=0.5, help="seconds with no new file before a batch is built"
     )
     parser.add_argument(
         "--full-checks-every",
@@ -389,7 +422,8 @@ def main() -> None:
         default=2,
         metavar="N",
         help="run the data tests after every N batches' models, checking what they wrote "
-        "(default 2; at once when the landing folder is quiet)",
+        "(default 2; sooner when the landing folder is quiet and the check fits before the "
+        "next batch is due)",
     )
     parser.add_argument(
         "--checks-in-build",
@@ -407,9 +441,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, stop)
     # The profile's target (ADLAKE_TARGET): on a server, the billing lines
     # are counted through the server too, never in an embedded JVM here.
-    target = os.environ.get("ADLAKE_TARGET", "local")
-    method = {"local": "session"}.get(target, target)
-    port = os.environ.get(f"ADLAKE_{target.upper()}_PORT", str(SERVER_PORTS.get(target, 0)))
+    target, method, port = profile_target()
     print(f"watching {landing} on target {target} (Ctrl-C stops between batches)", flush=True)
     watch(
         landing,
@@ -419,7 +451,7 @@ def main() -> None:
         settle=args.settle,
         full_checks_every=args.full_checks_every,
         stop=lambda: stop.requested,
-        reader=lambda: reader_session(method, int(port)),
+        reader=lambda: reader_session(method, port),
         checks_every=args.checks_every,
     )
     print("stopped", flush=True)

@@ -43,6 +43,7 @@ import yaml
 
 from adlake.generator import generate
 from adlake.landing import land_batch
+from adlake.runner.readers import Query, query_function
 from adlake.runner.warehouse import Builds, tally, work_args
 from adlake.servers import catalog, cluster, spark_server
 
@@ -53,8 +54,6 @@ ADS_TABLES = (
     "ads_today_vs_yesterday",
     "ads_top_advertisers_today",
 )
-
-Query = Callable[[str], list[tuple]]
 
 
 class TargetFailed(Exception):
@@ -82,86 +81,6 @@ def write_profile(folder: Path, output: dict) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     text = yaml.safe_dump({"adlake": {"target": "t", "outputs": {"t": output}}})
     (folder / "profiles.yml").write_text(text)
-
-
-def query_function(method: str, port: int | None) -> Query:
-    """Rows of a query, on the target's own engine: the embedded session dbt
-    started in this process, or a new session on the server."""
-    if method == "session":
-        from pyspark.sql import SparkSession
-
-        def embedded(sql: str) -> list[tuple]:
-            # A child session: fresh file listings, as a reader would see them.
-            session = SparkSession.builder.getOrCreate().newSession()
-            return [tuple(row) for row in session.sql(sql).collect()]
-
-        return embedded
-    if method == "thrift":
-
-        def thrift(sql: str) -> list[tuple]:
-            from pyhive import hive
-
-            with hive.connect(host="127.0.0.1", port=port, username="reader") as conn:
-                cursor = conn.cursor()
-                cursor.execute(sql)
-                return [tuple(row) for row in cursor.fetchall()]
-
-        return thrift
-
-    def connect(sql: str) -> list[tuple]:
-        from pyspark.sql.connect.session import SparkSession as RemoteSession
-
-        session = RemoteSession(connection=f"sc://127.0.0.1:{port}")
-        session.client.disable_reattachable_execute()
-        try:
-            return [tuple(row) for row in session.sql(sql).collect()]
-        finally:
-            session.client._channel.close()  # not close(): see the adapter's connect_session
-
-    return connect
-
-
-class ThriftReader:
-    """A Spark session look-alike on a Thrift server, for the toolkit's
-    readers that call `.sql(text).collect()` and read rows by name."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-
-    def sql(self, text: str) -> ThriftReader._Result:
-        from pyhive import hive
-        from pyspark.sql import Row
-
-        with hive.connect(host="127.0.0.1", port=self.port, username="reader") as conn:
-            cursor = conn.cursor()
-            cursor.execute(text)
-            names = [column[0].split(".")[-1] for column in cursor.description]
-            return self._Result(
-                [Row(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
-            )
-
-    class _Result:
-        def __init__(self, rows: list) -> None:
-            self.rows = rows
-
-        def collect(self) -> list:
-            return self.rows
-
-
-def reader_session(method: str, port: int | None):
-    """A session to read the warehouse with, on the target's own engine."""
-    if method == "session":
-        from pyspark.sql import SparkSession
-
-        # The session dbt started in this process; a child reads fresh listings.
-        return SparkSession.builder.getOrCreate().newSession()
-    if method == "thrift":
-        return ThriftReader(int(port or 0))
-    from pyspark.sql.connect.session import SparkSession as RemoteSession
-
-    session = RemoteSession(connection=f"sc://127.0.0.1:{port}")
-    session.client.disable_reattachable_execute()
-    return session
 
 
 def ads_rows(query: Query, schema: str) -> dict[str, list[tuple]]:

@@ -2,9 +2,11 @@
 
 `make run` calls this. It generates the source data (adlake.generator,
 deterministic for the seed), then for each batch lands its files
-(adlake.landing) and runs one `dbt build` (seeds, models, data tests)
-in-process, so all batches share one Spark JVM. It prints a line per batch and
-ends with a summary: rows per table, quarantined lines by reason, the latest
+(adlake.landing) and builds it in-process, as continuous mode does: the
+batch's seeds and models first (ADS holds its figures), then a `dbt test` of
+what they wrote. All batches share one Spark JVM. It prints a line per batch
+with its seconds from landing to ADS and to checked, and ends with a summary:
+the median of both, rows per table, quarantined lines by reason, the latest
 commit of each Hudi table, and the warehouse's totals against the generator's
 own (its truth.json).
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 from collections import Counter
@@ -36,6 +39,7 @@ from pathlib import Path
 from adlake import ROOT
 from adlake.generator import generate
 from adlake.landing import land_batch
+from adlake.runner.readers import profile_target, target_reader
 
 LAYERS = ("ref", "ods", "dwd", "dws", "ads")
 SCHEMA = "adlake"
@@ -215,7 +219,13 @@ def latest_commit(spark, table: str) -> str:
     return f"{row['commit_time']} {row['action']}"
 
 
-def summary(spark, batches: int, truth: dict, elapsed: float) -> None:
+def summary(spark, batches: int, truth: dict, elapsed: float, target: str = "local") -> None:
+    """The warehouse after the run, read through `spark` (a session on the
+    target, or its Thrift reader: SQL and collect() only)."""
+
+    def one(sql: str):
+        return spark.sql(sql).collect()[0][0]
+
     print(f"\n{'table':<44} {'rows':>9}  latest commit")
     for layer in LAYERS:
         schema = f"{SCHEMA}_{layer}"
@@ -224,13 +234,11 @@ def summary(spark, batches: int, truth: dict, elapsed: float) -> None:
         # merge-on-read table; they are the same data, so list the table once.
         for table in [t for t in tables if not t.endswith(("_ro", "_rt"))]:
             name = f"{schema}.{table}"
-            rows = spark.table(name).count()
-            provider = (
-                spark.sql(f"describe table extended {name}")
-                .where("col_name in ('Provider', 'Type')")
-                .collect()
-            )
-            kinds = {r.col_name: r.data_type for r in provider}
+            rows = one(f"select count(*) from {name}")
+            described = spark.sql(f"describe table extended {name}").collect()
+            kinds = {
+                r.col_name: r.data_type for r in described if r.col_name in ("Provider", "Type")
+            }
             if kinds.get("Type") == "VIEW":
                 commit = "(view)"
             elif kinds.get("Provider") == "hudi":
@@ -253,13 +261,8 @@ def summary(spark, batches: int, truth: dict, elapsed: float) -> None:
     )
 
     expected = truth["batches"][batches - 1]
-    total = (
-        spark.sql(f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_industry").collect()[0][
-            0
-        ]
-        or 0
-    )
-    events = spark.sql(f"select count(*) from {SCHEMA}_dwd.dwd_billing_events").collect()[0][0]
+    total = int(one(f"select sum(spend_micros) from {SCHEMA}_ads.ads_spend_by_industry") or 0)
+    events = int(one(f"select count(*) from {SCHEMA}_dwd.dwd_billing_events"))
     mark = lambda ok: "ok" if ok else "MISMATCH"  # noqa: E731
     print(
         f"spend in ADS: {total:,} micros; the generator's truth: {expected['cost_micros']:,} "
@@ -268,7 +271,7 @@ def summary(spark, batches: int, truth: dict, elapsed: float) -> None:
     print(
         f"billable events in DWD: {events:,}; truth: {expected['events']:,} ({mark(events == expected['events'])})"
     )
-    print(f"\n{batches} batches, elapsed {elapsed:.1f} s")
+    print(f"\n{batches} batches on target {target}, elapsed {elapsed:.1f} s")
 
 
 def main() -> None:
@@ -304,9 +307,12 @@ def main() -> None:
         f"in {time.time() - started:.1f} s",
         flush=True,
     )
+    target, _, _ = profile_target()
+    reader = target_reader()
     builds = Builds()
+    latencies: list[tuple[float, float]] = []  # (to ADS, to checked) per batch built
     for batch in range(1, args.batches + 1):
-        batch_started = time.time()
+        landed_at = time.time()
         files, lines = land_batch(generated, landing, batch)
         if files == 0 and batch < args.batches:
             # Landed by an earlier run. Any build ingests every file not yet
@@ -314,19 +320,31 @@ def main() -> None:
             print(f"batch {batch}/{args.batches}: already landed; nothing to build", flush=True)
             continue
         full = batch == args.batches or batch % args.full_checks_every == 0
-        result = builds.build("full" if full else "changed")
+        # What the checks of what this batch wrote read after: each table's
+        # latest instant now (none before the process's first dbt command:
+        # its session is the one to read with; whole tables then).
+        since = {} if builds.manifest is None else latest_instants(reader(), builds.tables())
+        scope = "changed" if since and not full else "full"
+        models = builds.build(scope, tests=False)
+        to_ads = time.time() - landed_at
+        checks = builds.build(scope, command="test", changed_since=since or None)
+        to_checked = time.time() - landed_at
+        latencies.append((to_ads, to_checked))
         print(
             f"batch {batch}/{args.batches}: landed {files} files ({lines:,} lines); "
-            f"dbt build {tally(result)}, checks {'of whole tables' if full else 'of what it wrote'}; "
-            f"{time.time() - batch_started:.1f} s",
+            f"in ADS {to_ads:.1f} s after landing; checked "
+            f"({'what it wrote' if scope == 'changed' else 'whole tables'}) at {to_checked:.1f} s "
+            f"[{tally(models, checks)}]",
             flush=True,
         )
 
-    from pyspark.sql import SparkSession
-
-    # The session dbt's adapter started in this process (a child: fresh table caches).
-    spark = SparkSession.builder.getOrCreate().newSession()
-    summary(spark, args.batches, truth, time.time() - started)
+    summary(reader(), args.batches, truth, time.time() - started, target)
+    if latencies:
+        print(
+            f"landing to ADS: median {statistics.median(a for a, _ in latencies):.1f} s; "
+            f"landing to checked: median {statistics.median(c for _, c in latencies):.1f} s "
+            f"({len(latencies)} batches built)"
+        )
 
 
 if __name__ == "__main__":
