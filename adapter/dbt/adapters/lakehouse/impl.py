@@ -186,6 +186,31 @@ class LakehouseAdapter(SparkAdapter):
         return parsed
 
     @available
+    def rebuilds_in_place(
+        self, lake: HudiTableConfig, existing: BaseRelation, staged: BaseRelation
+    ) -> bool:
+        """Whether a `table` model's rebuild replaces its existing table's rows
+        in one commit (`insert overwrite`, a Hudi replacecommit) instead of
+        dropping and creating it: readers then never find the table missing
+        or empty, and it keeps its timeline (time travel, rollback, its
+        consumers' change reads). Only for a Hudi table whose layout, index
+        and columns (names and types, in the order CREATE TABLE gives them:
+        partition columns last) are the model's, and a non-empty result (an
+        empty table is made by creating it)."""
+        if not getattr(existing, "is_hudi", False):
+            return False
+        props, partition_columns, _ = self.hudi_table_settings(existing)
+        if lake.changes_needing_rebuild(props, partition_columns):
+            return False
+        model_columns = [(n.lower(), t.lower()) for n, t in self._columns_of(staged)]
+        partitions = [c.lower() for c in lake.partition_by]
+        created_order = [c for c in model_columns if c[0] not in partitions] + [
+            c for name in partitions for c in model_columns if c[0] == name
+        ]
+        table_columns = [(n.lower(), t.lower()) for n, t in self._columns_of(existing)]
+        return table_columns == created_order and self._lake.has_rows(_name(staged))
+
+    @available
     def hudi_table_settings(self, relation: BaseRelation) -> tuple[dict[str, str], list[str], str]:
         """(catalog table properties, partition columns, location) of an existing table."""
         return self._lake.table_settings(_name(relation))
@@ -225,14 +250,19 @@ class LakehouseAdapter(SparkAdapter):
 
     @available
     def apply_write_settings(
-        self, lake: HudiTableConfig, strategy: str, record_positions_of: Any = None
+        self,
+        lake: HudiTableConfig,
+        strategy: str,
+        record_positions_of: Any = None,
+        whole_table: bool = False,
     ) -> str:
         """Set this write's session settings: the model's lake settings for
         `strategy`, and, for the commit that closes a model's run
         (`record_positions_of` is the model), the upstream positions it
         consumed and what it was built from, which Hudi copies into that
-        commit's extra metadata."""
-        settings: dict[str, Any] = lake.write_settings(strategy)
+        commit's extra metadata. `whole_table`: an overwrite replaces the
+        whole table (a rebuild in place)."""
+        settings: dict[str, Any] = lake.write_settings(strategy, whole_table)
         if record_positions_of is not None:
             settings.update(self.position_settings(record_positions_of))
         self.replace_write_settings(settings)

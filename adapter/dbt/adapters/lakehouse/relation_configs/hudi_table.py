@@ -25,13 +25,19 @@ from dbt.adapters.lakehouse.relation_configs.table_layout import TableLayout
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 
 
+# An overwrite keeps one row per key, the precombine_key's largest, as an
+# upsert does; an append writes the batch as it is.
+COMBINE_BEFORE_INSERT = "hoodie.combine.before.insert"
+
+
 @dataclass(frozen=True)
 class WriteOperation(LakeSetting):
     """The Hudi write operation behind an incremental strategy; set per write."""
 
     CONFIG_KEY = "incremental_strategy"
-    # The datasource writer's name for the operation.
-    ALIASES = frozenset({"hoodie.datasource.write.operation"})
+    # The datasource writer's name for the operation, and the batch's
+    # deduplication by key, which follows the strategy too (write_settings).
+    ALIASES = frozenset({"hoodie.datasource.write.operation", COMBINE_BEFORE_INSERT})
 
     strategy: str = "append"
 
@@ -48,11 +54,16 @@ class WriteOperation(LakeSetting):
         cls, model: str, settings: Mapping[str, str], written: Mapping[str, str]
     ) -> dict[str, Any]:
         key = next(iter(settings))
+        what = (
+            "Deduplicating a batch by unique_key before it is written"
+            if key == COMBINE_BEFORE_INSERT
+            else "The write operation"
+        )
         raise LakeConfigError(
             model,
             written[key],
             settings[key],
-            f"The write operation follows the model's incremental_strategy "
+            f"{what} follows the model's incremental_strategy "
             f"({', '.join(strategies.STRATEGIES)}): set that instead.",
         )
 
@@ -206,8 +217,7 @@ class HudiTableConfig:
         self, tblproperties: Mapping[str, str], partition_columns: Sequence[str]
     ) -> None:
         """Refuse a change Hudi cannot make in place to an existing table."""
-        changes = self.layout.changes_from(TableLayout.from_table(tblproperties, partition_columns))
-        changes += self.index.changes_from(tblproperties)
+        changes = self.changes_needing_rebuild(tblproperties, partition_columns)
         if changes:
             detail = "; ".join(
                 f"{name}: table has {old!r}, model has {new!r}" for name, old, new in changes
@@ -219,6 +229,14 @@ class HudiTableConfig:
                 f"It cannot change on an existing Hudi table ({detail}). "
                 "Rebuild the table with `dbt run --full-refresh --select " + self.model + "`.",
             )
+
+    def changes_needing_rebuild(
+        self, tblproperties: Mapping[str, str], partition_columns: Sequence[str]
+    ) -> list[tuple[str, Any, Any]]:
+        """(config, on the table, in the model) for each setting Hudi cannot
+        change on an existing table (its layout, its index)."""
+        changes = self.layout.changes_from(TableLayout.from_table(tblproperties, partition_columns))
+        return changes + self.index.changes_from(tblproperties)
 
     # --- what macros render ---------------------------------------------------
 
@@ -243,12 +261,18 @@ class HudiTableConfig:
         wanted = {**self.table_properties(), **self.user_properties}
         return {k: v for k, v in wanted.items() if tblproperties.get(k) != v}
 
-    def write_settings(self, strategy: str) -> dict[str, str]:
+    def write_settings(self, strategy: str, whole_table: bool = False) -> dict[str, str]:
         """Session settings for one write: they beat table properties in Hudi, so
-        a setting changed in the model applies from the very next write."""
+        a setting changed in the model applies from the very next write.
+        `whole_table`: an overwrite replaces every partition (a `table`
+        model's rebuild), not only those the batch writes."""
         settings = self.table_properties()
         settings.update(WriteOperation(strategy).hoodie_settings())
-        if self.strategy(strategy).overwrites and self.partition_by:
+        if self.strategy(strategy).overwrites and self.record_key:
+            # As the first load's upsert does: one row per key, the
+            # precombine_key's largest winning.
+            settings[COMBINE_BEFORE_INSERT] = "true"
+        if self.strategy(strategy).overwrites and self.partition_by and not whole_table:
             # Replace only the partitions the batch writes, not the whole table.
             settings["spark.sql.sources.partitionOverwriteMode"] = "dynamic"
         return settings

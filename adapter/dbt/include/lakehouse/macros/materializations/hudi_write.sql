@@ -37,7 +37,19 @@
   {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
 
-  {%- set create = rebuild or existing_relation is none or existing_relation.is_view -%}
+  {%- set no_table = existing_relation is none or existing_relation.is_view -%}
+  {#- A `table` model's rebuild replaces the rows of its table in one commit
+      when the table can stay as it is (adapter rebuilds_in_place): never a
+      moment without the table for its readers. A full refresh, a changed
+      layout, index or columns, a location_root, or an empty result drop
+      and create it. -#}
+  {%- set in_place = rebuild and not no_table and not should_full_refresh()
+        and not config.get('location_root')
+        and adapter.rebuilds_in_place(lake, existing_relation, temp_relation) -%}
+  {%- set create = no_table or (rebuild and not in_place) -%}
+  {%- if in_place -%}
+    {%- set strategy = 'insert_overwrite' -%}
+  {%- endif -%}
   {%- if create -%}
     {%- if existing_relation is not none -%}
       {%- do adapter.drop_relation(existing_relation) -%}
@@ -64,13 +76,15 @@
       {%- endif -%}
     {%- endif -%}
     {%- do lakehouse_update_table_properties(target_relation, lake.changed_properties(table_props)) -%}
-    {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
-    {%- do process_schema_changes(on_schema_change, temp_relation, existing_relation) -%}
+    {%- if not in_place -%}  {#- (its columns are the model's already) -#}
+      {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
+      {%- do process_schema_changes(on_schema_change, temp_relation, existing_relation) -%}
+    {%- endif -%}
   {%- endif -%}
 
   {#- (A strategy that runs when empty, microbatch, has a window to empty:
       it writes no commit when there is nothing to do.) -#}
-  {%- if not create and not lake.strategy(strategy).runs_when_empty and lakehouse_is_empty(temp_relation) -%}
+  {%- if not create and not in_place and not lake.strategy(strategy).runs_when_empty and lakehouse_is_empty(temp_relation) -%}
     {#- Nothing arrived: write nothing, so the timeline gets no empty commit. -#}
     {{ log("Model " ~ model.name ~ ": no new rows, no commit written.", info=true) }}
     {#- ...but the ranges it read are done with: record how far it read. -#}
@@ -94,7 +108,7 @@
         properties), so each write sets what it needs and clears them after;
         sessions are per connection, so this never reaches another thread's write. -#}
     {%- set has_deletes = lake.delete_condition and lakehouse_has_deletes(temp_relation, lake) -%}
-    {%- do adapter.apply_write_settings(lake, strategy, none if has_deletes else model) -%}
+    {%- do adapter.apply_write_settings(lake, strategy, none if has_deletes else model, whole_table=in_place) -%}
     {%- call statement('main') -%}
       {{ strategy_sql_macro(arg_dict) }}
     {%- endcall -%}
