@@ -393,6 +393,14 @@ METHOD = """
 """
 
 
+def ran(part: dict, results: dict) -> str:
+    """When a part ran, if not with the rest (`suite --keep-others`)."""
+    when = (part.get("date"), part.get("commit"), part.get("scale"))
+    if None in when or when == (results["date"], results["machine"]["commit"], results["scale"]):
+        return ""
+    return f" (scale `{when[2]}`, {when[0]}, commit {when[1]})"
+
+
 def write(results: dict, out: Path, markdown: Path) -> None:
     rows: list[Row] = []
     parts = results["parts"]
@@ -413,8 +421,8 @@ def write(results: dict, out: Path, markdown: Path) -> None:
         "",
         f"Measured by `make bench` (scale `{results['scale']}`) on {results['date']}, "
         f"commit {m['commit']}, on a machine with {m['cores']} cores and {m['memory_gib']} GiB, "
-        f"in one run of {results['seconds'] / 60:.0f} minutes; every part in processes and lakes of "
-        "its own. The figures are in `benchmarks/results.json`; `python -m adlake.bench.report` "
+        f"in {results['seconds'] / 60:.0f} minutes of runs (a part run on its own says when, "
+        "below); every part in processes and lakes of its own. The figures are in `benchmarks/results.json`; `python -m adlake.bench.report` "
         "rewrites this file from them. A ratio is ours over the alternative's (below 1: ours is "
         "smaller).",
         "",
@@ -430,8 +438,10 @@ def write(results: dict, out: Path, markdown: Path) -> None:
         )
     if "alternatives" in parts:
         lines += per_model_lines(parts["alternatives"])
-    lines += ["", "Each part's own seconds:", ""]
-    lines += [f"- {name}: {part['seconds']:,.0f} s" for name, part in parts.items()]
+    lines += ["", "Each part's own seconds, and when it ran:", ""]
+    lines += [
+        f"- {name}: {part['seconds']:,.0f} s{ran(part, results)}" for name, part in parts.items()
+    ]
     folder = os.path.relpath(out, markdown.parent)
     lines += [""] + [f"![{name}]({folder}/{name})" for name in images]
     lines += METHOD.splitlines()

@@ -16,6 +16,7 @@ writes its figures as JSON:
   against the lake's warm server.
 
     python -m adlake.bench.suite [--scale default|large] [--parts scaling,alternatives,freshness,stream,warm_start]
+                                 [--keep-others]
                                  [--out benchmarks]
 
 The default scale takes about 40 minutes on a 2-core machine; `large`
@@ -88,7 +89,8 @@ PARTS = ("scaling", "alternatives", "freshness", "stream", "warm_start")
 
 
 def run_part(part: str, args: list[str], out: Path) -> dict:
-    """Runs one benchmark module; its figures, with its command and seconds."""
+    """Runs one benchmark module; its figures, with its command, seconds and
+    when (date and commit) it ran."""
     figures_file = out / f"{part}.json"
     figures_file.unlink(missing_ok=True)
     command = [sys.executable, "-m", f"adlake.bench.{part}", *args, "--json", str(figures_file)]
@@ -101,6 +103,8 @@ def run_part(part: str, args: list[str], out: Path) -> dict:
     return {
         "command": "python " + " ".join(command[1:-2]),
         "seconds": round(seconds, 1),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": machine()["commit"],
         "figures": json.loads(figures_file.read_text()),
     }
 
@@ -125,19 +129,34 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", choices=sorted(SCALES), default="default")
     parser.add_argument("--parts", default=",".join(PARTS))
+    parser.add_argument(
+        "--keep-others",
+        action="store_true",
+        help="keep the other parts' figures from the last results.json (each part is dated)",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    started = time.time()
     results = {
         "scale": args.scale,
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
         "parts": {},
     }
+    earlier = args.out / "results.json"
+    if args.keep_others and earlier.exists():
+        kept = json.loads(earlier.read_text())
+        for part in kept["parts"].values():  # dated by their run, if not already
+            part.setdefault("date", kept["date"])
+            part.setdefault("commit", kept["machine"]["commit"])
+            part.setdefault("scale", kept["scale"])
+        # The header stays the full run's; the parts run now say when they ran.
+        results.update({k: kept[k] for k in ("scale", "date", "machine")})
+        results["parts"] = kept["parts"]
     for part in args.parts.split(","):
         results["parts"][part] = run_part(part, SCALES[args.scale][part], args.out)
-    results["seconds"] = round(time.time() - started, 1)
+        results["parts"][part]["scale"] = args.scale
+    results["seconds"] = round(sum(part["seconds"] for part in results["parts"].values()), 1)
     (args.out / "results.json").write_text(json.dumps(results, indent=1))
     # The repository's BENCHMARKS.md for its own figures folder; beside the
     # figures otherwise.
