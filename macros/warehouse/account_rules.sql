@@ -1,6 +1,7 @@
 {#- The account rules, in one place: which billing events an account may be
     billed for, read from the account changes landed so far (this batch's
-    included, since ods_account_changes builds first). README, "Accounts".
+    included, since ods_account_changes builds first). docs/warehouse.md,
+    "What makes it exact".
 
     - An account is known once an insert (op 'I') of it has landed. An event of
       an account that is not known yet is held (unknown_account), not lost:

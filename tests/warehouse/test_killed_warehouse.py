@@ -33,8 +33,9 @@ left pending keeps its file groups from being cleaned).
 
 The data tests are left out of these builds (`--no-tests`): they read and
 check, and would take most of the time. Kills at random moments are the
-loop's, `python -m tests.warehouse.kill_loop --trials 20` (README, "After a
-crash"): each trial one more run of the warehouse, too long for CI.
+loop's, `python -m tests.warehouse.kill_loop --trials 20` (docs/reliability.md,
+"Kills at random moments"): each trial one more run of the warehouse, too
+long for CI.
 """
 
 from __future__ import annotations
