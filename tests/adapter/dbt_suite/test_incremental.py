@@ -99,6 +99,22 @@ class TestIncrementalUniqueKeyMor(HudiUniqueKey, unique_id.SubBaseIncrementalUni
     test__trinary_unique_key_list = unique_id.BaseIncrementalUniqueKey.test__trinary_unique_key_list
 
 
+class TestIncrementalUniqueKeyMerge(HudiUniqueKey, unique_id.SubBaseIncrementalUniqueKey):
+    """As dbt-spark runs the class for Delta, with `merge`: a model whose
+    unique_key is none, an empty string or an empty list appends (the keyed
+    cases are the classes above: a merge writes what an upsert does)."""
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self):
+        config = HudiUniqueKey.project_config_update.__wrapped__(self)
+        config["models"]["+incremental_strategy"] = "merge"
+        return config
+
+    test__no_unique_keys = unique_id.BaseIncrementalUniqueKey.test__no_unique_keys
+    test__empty_str_unique_key = unique_id.BaseIncrementalUniqueKey.test__empty_str_unique_key
+    test__empty_unique_key_list = unique_id.BaseIncrementalUniqueKey.test__empty_unique_key_list
+
+
 class TestIncrementalOnSchemaChange(BaseIncrementalOnSchemaChange):
     # Hudi 1.2 cannot drop a column in place (it accepts ALTER TABLE DROP COLUMN,
     # then rejects the next write): a sync that removes columns is refused with

@@ -515,12 +515,12 @@ ROWS = [
     ),
     # --- strategy (checked once the materialization picks it) -----------------
     (
-        "merge without unique_key",
-        {},
+        "merge with deletes but no unique_key",
+        {"delete_condition": "op = 'D'"},
         strategy("merge"),
-        "unique_key",
-        NO_VALUE,
-        ["'merge' needs a unique_key"],
+        "delete_condition",
+        "op = 'D'",
+        ["Deletes find their records by unique_key", "set unique_key"],
     ),
     (
         "upsert without unique_key",

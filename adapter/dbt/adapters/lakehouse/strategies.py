@@ -20,6 +20,9 @@ class Strategy:
     operation: str
     # Needs a unique_key (the Hudi record key).
     needs_key: bool = False
+    # Without a unique_key, the strategy run instead (dbt's contract for a
+    # merge with no key: every row is inserted).
+    without_key: str | None = None
     # Batch rows are matched to stored records by key, so incremental_predicates
     # and merge_update_columns / merge_exclude_columns apply.
     matches_stored: bool = False
@@ -61,11 +64,11 @@ STRATEGIES: dict[str, Strategy] = {
         Strategy(
             "merge",
             operation="upsert",
-            needs_key=True,
+            without_key="append",
             matches_stored=True,
             deletes=True,
             hudi_write="`MERGE INTO` on the record key, every column set",
-            needs="`unique_key`",
+            needs="`unique_key` (without one, none or empty: `append`, as dbt-spark's merge)",
             notes="dbt-spark's name; Hudi applies `precombine_key` to the updates",
         ),
         Strategy(

@@ -24,7 +24,6 @@ from dbt.adapters.lakehouse.relation_configs.spark_options import fold_options
 from dbt.adapters.lakehouse.relation_configs.table_layout import TableLayout
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 
-
 # An overwrite keeps one row per key, the precombine_key's largest, as an
 # upsert does; an append writes the batch as it is.
 COMBINE_BEFORE_INSERT = "hoodie.combine.before.insert"
@@ -167,6 +166,13 @@ class HudiTableConfig:
         """What the strategy does and allows (strategies.STRATEGIES)."""
         return strategies.STRATEGIES[name]
 
+    def resolve_strategy(self, name: str) -> str:
+        """The strategy a write runs: `name`, checked (check_strategy), or the
+        one it runs as without a unique_key (a merge with no key appends)."""
+        self.check_strategy(name)
+        without_key = self.strategy(name).without_key
+        return without_key if without_key and not self.record_key else name
+
     def check_strategy(self, name: str) -> None:
         """Refuse a strategy this model's keys and settings do not allow."""
         strategy = self.strategy(name)
@@ -185,6 +191,14 @@ class HudiTableConfig:
                 self.delete_condition,
                 f"Deletes need incremental_strategy {' or '.join(map(repr, allowed))}, "
                 f"not '{name}'.",
+            )
+        if self.delete_condition and not self.record_key:
+            raise LakeConfigError(
+                self.model,
+                "delete_condition",
+                self.delete_condition,
+                f"Deletes find their records by unique_key, and incremental_strategy '{name}' "
+                "has none: set unique_key, or remove delete_condition.",
             )
         if self.table_type == "mor" and self.precombine_key and not strategy.mor_with_precombine:
             raise LakeConfigError(

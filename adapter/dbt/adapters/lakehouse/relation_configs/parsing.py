@@ -14,8 +14,10 @@ PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def column_list(model: str, key: str, value: Any) -> tuple[str, ...]:
-    """A column or list of columns, as written in dbt configs, to a tuple of names."""
-    if value is None:
+    """A column or list of columns, as written in dbt configs, to a tuple of names.
+    None, an empty string and an empty list are no column (dbt reads an empty
+    unique_key as none)."""
+    if value is None or value == [] or (isinstance(value, str) and not value.strip()):
         return ()
     if isinstance(value, str):
         names = [part.strip() for part in value.split(",")]

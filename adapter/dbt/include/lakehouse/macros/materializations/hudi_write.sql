@@ -14,8 +14,7 @@
   {#- A `table` model is rebuilt whole: an incremental_strategy set for its
       folder or the whole project does not apply to it. -#}
   {%- if model.config.materialized == 'incremental' -%}
-    {%- set strategy = config.get('incremental_strategy') or lake.default_strategy -%}
-    {%- do lake.check_strategy(strategy) -%}
+    {%- set strategy = lake.resolve_strategy(config.get('incremental_strategy') or lake.default_strategy) -%}
   {%- else -%}
     {%- set strategy = lake.default_strategy -%}
   {%- endif -%}
