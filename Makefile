@@ -5,10 +5,20 @@ VENV := .venv
 BIN := $(VENV)/bin
 export DBT_PROFILES_DIR := $(CURDIR)/profiles
 
-.PHONY: setup run test lint unit functional bench clean
+.PHONY: setup setup-tests run test lint unit functional bench clean
 
+# What `make run` needs: .venv and the Hudi bundle (in .cache/jars), installed
+# by the script; the machine needs only Python 3.11 and Java 17. No root.
 setup:
 	@tools/setup.sh
+
+# What only `make test` needs besides: PostgreSQL's server, Chromium and
+# chromedriver (checked together; apt-get installs them only when run as root,
+# otherwise one message names them all), and the test jars and schema scripts
+# in .cache/. `--tests` runs the `setup` step first; tools/setup.sh says why
+# each one is needed.
+setup-tests:
+	@tools/setup.sh --tests
 
 run: setup
 	$(BIN)/python -m adlake.runner.warehouse
@@ -26,7 +36,7 @@ unit: setup
 # Two test processes, each with its own JVM and lake; a file's tests stay in
 # one process (they share class- and module-level fixtures); the longest files
 # go first (tests/conftest.py, LONGEST_FIRST).
-test: setup lint
+test: setup-tests lint
 	$(BIN)/pytest tests -q -rfE -n 2 --dist loadfile --no-loadscope-reorder --durations=60
 
 # Every benchmark against its alternative, then BENCHMARKS.md and its plots

@@ -1,6 +1,6 @@
 """A dbt docs site (dbt's target folder after `dbt docs generate`) in headless
 Chromium: served on 127.0.0.1 from a thread, driven through Selenium with
-Debian's chromium and chromedriver (tools/setup.sh installs both).
+the system's chromium and chromedriver (`make setup-tests` checks for both).
 
 The lineage graph is a cytoscape canvas, its nodes are no DOM elements: the
 docs app (AngularJS, debug info on) keeps the graph it renders in its `graph`
@@ -31,8 +31,10 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
+# The system's browser and its driver (`make setup-tests` checks both): on the
+# PATH (Debian's chromium, Homebrew's), never a driver Selenium downloads.
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 # Git-ignored; a test run overwrites what the last one left.
 SCREENSHOTS = REPO / "test-artifacts" / "docs-site"
 WINDOW = (1920, 1200)

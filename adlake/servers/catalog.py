@@ -85,7 +85,7 @@ SERVER_BINARIES = ("initdb", "pg_ctl", "postgres", "psql", "pg_isready")
 # (each self-contained, ending with the VERSION row's update). Hive's 2.3.x
 # artefacts on Maven Central carry no SQL; the scripts come from
 # org.apache.hive:hive-standalone-metastore:3.1.3:tar.gz:bin
-# (scripts/metastore/upgrade/postgres/), fetched by tools/setup.sh.
+# (scripts/metastore/upgrade/postgres/), fetched by `make setup-tests` (tools/setup.sh --tests).
 SCHEMA_VERSION = "2.3.0"
 SCHEMA_SCRIPTS = (
     "hive-schema-1.2.0.postgres.sql",
@@ -596,7 +596,7 @@ def _provision(lay: Layout, account: Account, bin_dir: Path, port: int, secret: 
         if missing:
             raise CatalogError(
                 f"The Hive metastore schema scripts are missing from {SCHEMA_DIR} ({', '.join(missing)}): "
-                "run tools/setup.sh, which fetches them from Maven Central"
+                "run `make setup-tests` (tools/setup.sh --tests), which fetches them from Maven Central"
             )
         # One transaction, as the role that will own the tables: a failure leaves
         # no half schema, and a new start tries again.

@@ -113,10 +113,17 @@ def port_open(port: int, host: str = LOOPBACK) -> bool:
 
 
 def connect_jar() -> Path:
-    jar = JARS_DIR / f"spark-connect_2.12-{pyspark.__version__}.jar"
-    if not jar.exists():
-        raise ServerError(f"{jar} is missing: run `make setup` (it fetches Spark Connect's server)")
-    return jar
+    """Spark Connect's server module for the installed pyspark, fetched into
+    the project's jar cache the first time (as the Hudi bundle is)."""
+    jar = hudi_bundle.installed_bundle().connect_server
+    try:
+        return hudi_bundle.fetch_jar(jar, "Spark Connect's server", JARS_DIR, notify=print)
+    except hudi_bundle.JarError as exc:
+        raise ServerError(
+            f"Spark Connect's server module {jar.coordinates} is not in {JARS_DIR} and could "
+            f"not be fetched ({exc}); set LAKEHOUSE_MAVEN_REPOSITORY to a Maven mirror, or "
+            f"put {jar.jar_name} there"
+        ) from exc
 
 
 def guard_jar() -> Path:

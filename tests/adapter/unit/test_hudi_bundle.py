@@ -238,3 +238,82 @@ def test_offline_the_error_says_what_is_missing_what_was_tried_and_how_to_supply
     assert "make setup" not in message
     # Nothing half-written is left behind for the next run to trust.
     assert not any(cache.iterdir())
+
+
+# --- Maven naming (what tools/setup.sh fetches through fetch_jar) ------------------
+
+
+def test_a_plain_jar_keeps_its_name_path_and_coordinates():
+    jar = hudi_bundle.MavenJar("org.postgresql", "postgresql", "42.7.14")
+    assert jar.jar_name == "postgresql-42.7.14.jar"
+    assert jar.repository_path == "org/postgresql/postgresql/42.7.14/postgresql-42.7.14.jar"
+    assert jar.coordinates == "org.postgresql:postgresql:42.7.14"
+    assert BUNDLE.connect_server.jar_name == f"spark-connect_2.12-{BUNDLE.pyspark_version}.jar"
+
+
+def test_a_classified_archive_is_named_as_maven_lays_it_out():
+    archive = hudi_bundle.MavenJar(
+        "org.apache.hive",
+        "hive-standalone-metastore",
+        "3.1.3",
+        classifier="bin",
+        extension="tar.gz",
+    )
+    assert archive.jar_name == "hive-standalone-metastore-3.1.3-bin.tar.gz"
+    assert archive.repository_path == (
+        "org/apache/hive/hive-standalone-metastore/3.1.3/hive-standalone-metastore-3.1.3-bin.tar.gz"
+    )
+    assert archive.url("https://repo.example/maven2/") == (
+        "https://repo.example/maven2/org/apache/hive/hive-standalone-metastore/3.1.3/"
+        "hive-standalone-metastore-3.1.3-bin.tar.gz"
+    )
+    assert archive.coordinates == "org.apache.hive:hive-standalone-metastore:3.1.3:tar.gz:bin"
+
+
+def test_an_extension_without_a_classifier():
+    pom = hudi_bundle.MavenJar("org.example", "thing", "1.0", extension="pom")
+    assert pom.jar_name == "thing-1.0.pom"
+    assert pom.coordinates == "org.example:thing:1.0:pom"
+
+
+@pytest.mark.parametrize(
+    "coordinates",
+    [
+        "org.postgresql:postgresql:42.7.14",
+        "org.example:thing:1.0:pom",
+        "org.apache.hive:hive-standalone-metastore:3.1.3:tar.gz:bin",
+    ],
+)
+def test_coordinates_parse_back_to_the_same_artifact(coordinates):
+    assert hudi_bundle.MavenJar.from_coordinates(coordinates).coordinates == coordinates
+
+
+def test_classifier_and_extension_parse_in_mavens_order():
+    parsed = hudi_bundle.MavenJar.from_coordinates("g.h:a:1:tar.gz:bin")
+    assert (parsed.extension, parsed.classifier) == ("tar.gz", "bin")
+    assert hudi_bundle.MavenJar.from_coordinates("g.h:a:1") == hudi_bundle.MavenJar("g.h", "a", "1")
+
+
+@pytest.mark.parametrize("coordinates", ["g:a", "g:a:1:jar:c:extra", "g::1", "g:a:1:"])
+def test_malformed_coordinates_are_refused(coordinates):
+    with pytest.raises(ValueError, match="not Maven coordinates"):
+        hudi_bundle.MavenJar.from_coordinates(coordinates)
+
+
+def test_fetch_jar_downloads_a_classified_archive_checksum_verified(tmp_path, maven_repo):
+    root, url = maven_repo
+    archive = hudi_bundle.MavenJar.from_coordinates("org.example:dist:2.0:tar.gz:bin")
+    published = jar_at(root / "maven2" / archive.repository_path, b"archive bytes")
+    Path(f"{published}.sha1").write_text(hashlib.sha1(b"archive bytes").hexdigest())
+    target = hudi_bundle.fetch_jar(archive, "an archive", tmp_path / "out", repository=url)
+    assert target == tmp_path / "out" / "dist-2.0-bin.tar.gz"
+    assert target.read_bytes() == b"archive bytes"
+
+
+def test_fetch_jar_copies_a_classified_archive_from_the_local_maven_repository(
+    tmp_path, clean_home
+):
+    archive = hudi_bundle.MavenJar("org.example", "dist", "2.0", "bin", "tar.gz")
+    jar_at(clean_home / ".m2" / "repository" / archive.repository_path, b"from m2")
+    target = hudi_bundle.fetch_jar(archive, "an archive", tmp_path / "out")
+    assert target.read_bytes() == b"from m2"

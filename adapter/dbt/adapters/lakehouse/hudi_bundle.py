@@ -31,7 +31,10 @@ The same search and download serve the other jar a pip user lacks: Spark
 Connect's server (`org.apache.spark:spark-connect_<scala>:<pyspark version>`),
 which the warm local server (warm_server.py) runs. pyspark's wheel ships its
 client, not its server. For it, the order is `LAKEHOUSE_CONNECT_JAR`, the
-per-user cache, ~/.m2, then the download (`resolve_connect`).
+per-user cache, ~/.m2, then the download (`resolve_connect`). tools/setup.sh
+uses `fetch_jar` too, for the files only the repository's tests read
+(PostgreSQL's JDBC driver, Hive's metastore schema scripts), so no Maven
+install is needed.
 """
 
 from __future__ import annotations
@@ -96,19 +99,46 @@ class UnsupportedSparkError(HudiBundleError):
 
 @dataclass(frozen=True)
 class MavenJar:
-    """One jar of a Maven-layout repository."""
+    """One artifact of a Maven-layout repository: a jar unless `extension` says
+    otherwise, with an optional classifier (tools/setup.sh fetches Hive's
+    `bin` `tar.gz` distribution through it)."""
 
     group_id: str
     artifact_id: str
     version: str
+    classifier: str | None = None
+    extension: str = "jar"
+
+    @classmethod
+    def from_coordinates(cls, coordinates: str) -> MavenJar:
+        """Parse `group:artifact:version[:extension[:classifier]]` (the order of
+        Maven's own `-Dartifact`); ValueError when it is not that."""
+        parts = coordinates.split(":")
+        if not 3 <= len(parts) <= 5 or not all(parts):
+            raise ValueError(
+                f"{coordinates!r} is not Maven coordinates "
+                "(group:artifact:version[:extension[:classifier]])"
+            )
+        group_id, artifact_id, version = parts[:3]
+        extension = parts[3] if len(parts) > 3 else "jar"
+        classifier = parts[4] if len(parts) > 4 else None
+        return cls(group_id, artifact_id, version, classifier, extension)
 
     @property
     def jar_name(self) -> str:
-        return f"{self.artifact_id}-{self.version}.jar"
+        """The file's name in Maven's layout: `<artifact>-<version>[-<classifier>].<extension>`."""
+        classifier = f"-{self.classifier}" if self.classifier else ""
+        return f"{self.artifact_id}-{self.version}{classifier}.{self.extension}"
 
     @property
     def coordinates(self) -> str:
-        return f"{self.group_id}:{self.artifact_id}:{self.version}"
+        """`group:artifact:version`, then `:extension[:classifier]` when not a plain jar."""
+        gav = f"{self.group_id}:{self.artifact_id}:{self.version}"
+        if self.classifier:
+            return f"{gav}:{self.extension}:{self.classifier}"
+        if self.extension != "jar":
+            return f"{gav}:{self.extension}"
+        return gav
 
     @property
     def repository_path(self) -> str:
