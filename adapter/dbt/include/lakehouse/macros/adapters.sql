@@ -132,16 +132,27 @@
   {%- endif %}
 {%- endmacro %}
 
-{#- Hudi takes new columns in place. Dropping one is refused: Hudi 1.2 accepts
-    ALTER TABLE DROP COLUMN but then rejects the next write ("Fields missing
-    from incoming schema"), so the honest way is a rebuild. -#}
+{#- Hudi takes new columns in place, and drops one through its schema
+    evolution on read: the ALTER needs hoodie.schema.on.read.enable, and Hudi
+    1.2 validates it as a write that lacks the column, so it also needs
+    hoodie.datasource.write.schema.allow.auto.evolution.column.drop (without
+    it the ALTER fails, "Fields missing from incoming schema"). Both are set
+    for the ALTER only: later writes and reads, on this connection or any
+    other, need neither. Key, precombine and partition columns never get here
+    (a model must output them). -#}
 {% macro lakehouse__alter_relation_add_remove_columns(relation, add_columns, remove_columns) -%}
   {%- if remove_columns -%}
-    {{ exceptions.raise_compiler_error(
-        "Model '" ~ model.name ~ "': on_schema_change 'sync_all_columns' would drop column(s) "
-        ~ (remove_columns | map(attribute='name') | join(', ')) ~ " from the Hudi table " ~ relation
-        ~ ", which Hudi cannot do in place. Rebuild it with `dbt run --full-refresh --select "
-        ~ model.name ~ "`, or keep the column in the model.") }}
+    {%- do adapter.replace_write_settings({
+          'hoodie.schema.on.read.enable': 'true',
+          'hoodie.datasource.write.schema.allow.auto.evolution.column.drop': 'true'}) -%}
+    {%- call statement('drop_columns') -%}
+      alter table {{ relation }} drop columns (
+        {%- for column in remove_columns %}
+        {{ lakehouse_backquoted(column.name) }}{{ "," if not loop.last }}
+        {%- endfor %}
+      )
+    {%- endcall -%}
+    {%- do adapter.clear_write_settings() -%}
   {%- endif -%}
   {%- if add_columns -%}
     {%- call statement('add_columns') -%}
