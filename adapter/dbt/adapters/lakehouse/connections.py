@@ -53,6 +53,27 @@ def child_session(connection: Connection) -> Any | None:
 class LakehouseConnectionManager(SparkConnectionManager):
     TYPE = "lakehouse"
 
+    @classmethod
+    def get_result_from_cursor(cls, cursor: Any, limit: int | None) -> agate.Table:
+        """dbt's, except for a statement with no rows on a Spark Thrift
+        server (CREATE VIEW, a command): the server describes a `Result`
+        column but sends no row set, and PyHive's fetch then fails with
+        "'NoneType' object is not iterable". dbt fetches such a statement's
+        result when run_query sends it, as its unit tests do with the view
+        of their fixtures; the result is an empty table."""
+        from dbt_common.clients.agate_helper import table_from_data_flat
+
+        if cursor.description is None:
+            return table_from_data_flat([], [])
+        names = [column[0] for column in cursor.description]
+        try:
+            rows = cursor.fetchmany(limit) if limit else cursor.fetchall()
+        except TypeError as exc:
+            if "'NoneType' object is not iterable" not in str(exc):
+                raise
+            rows = []
+        return table_from_data_flat(cls.process_results(names, rows), names)
+
     @contextmanager
     def exception_handler(self, sql: str) -> Generator[None, None, None]:
         try:

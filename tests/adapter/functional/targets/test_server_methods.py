@@ -131,6 +131,27 @@ def test_lake_features(project, target):
     assert "rollback" in actions("events_changes")
     project.dbt("run-operation", "lake_clean", "--args", "{model: events}")
 
+    # A dbt unit test: its fixtures become a temporary view, sent by run_query
+    # (on Thrift, a statement with no row set to fetch).
+    project.model("doubled", "select id, cost * 2 as cost2 from {{ ref('events') }}")
+    project.write("models/doubled.yml", UNIT_TEST)
+    tested = project.dbt("test", "--select", "test_type:unit", "--vars", "{v: 3}")
+    assert [str(r.status) for r in tested.result.results] == ["pass"]
+
+
+UNIT_TEST = """
+unit_tests:
+  - name: doubles_the_cost
+    model: doubled
+    given:
+      - input: ref('events')
+        rows:
+          - {id: 1, version: 1, cost: 3}
+    expect:
+      rows:
+        - {id: 1, cost2: 6}
+"""
+
 
 @pytest.mark.parametrize("method", METHODS)
 def test_server_not_running_fails_fast(project, method):
