@@ -227,11 +227,14 @@ def run(
     events: int = 20_000,
     seed: int = 7,
     catalog_dir: Path | None = None,
+    after_target: Callable[[str, int | None], None] | None = None,
 ) -> dict:
     """Builds the warehouse on each target; returns each target's figures and
     the differences from the first; raises TargetFailed on any failure.
     With `catalog_dir`, the servers share a catalog run from that folder
-    (which PostgreSQL's account must reach: see adlake.servers.catalog)."""
+    (which PostgreSQL's account must reach: see adlake.servers.catalog).
+    `after_target(target, port)` runs after each target's build, its server
+    still up (a test runs more against it)."""
     generated = work / "generated"
     truth = generate(generated, seed=seed, events=events, batches=batches, force=True)["batches"]
     results: dict[str, dict] = {}
@@ -248,6 +251,8 @@ def run(
                 results[target] = build_target(
                     target, work, generated, batches, truth, port, schema, watch
                 )
+                if after_target is not None:
+                    after_target(target, port)
     reference = targets[0]
     for target in targets:
         results[target]["differences"] = compare(results[reference]["ads"], results[target]["ads"])

@@ -5,13 +5,40 @@ the cluster's included, is `python -m adlake.runner.targets`)."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
+from adlake import ROOT
 from adlake.runner import targets
 from adlake.servers import catalog
 from tests.adapter.functional.targets.test_shared_catalog import processes_mentioning
+
+
+def run_the_readme_runner(work: Path, port: int) -> subprocess.CompletedProcess:
+    """`python -m adlake.runner.warehouse` (what `make run` runs) on the
+    repository's `connect` profile against this server, with JAVA_HOME
+    pointing nowhere: any JVM it tried to start beside the server would
+    fail the run."""
+    env = {
+        **os.environ,
+        "ADLAKE_TARGET": "connect",
+        "ADLAKE_CONNECT_PORT": str(port),
+        "ADLAKE_LAKE_DIR": str(work),
+        "DBT_PROFILES_DIR": str(ROOT / "profiles"),
+        "JAVA_HOME": str(work / "no-java"),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "adlake.runner.warehouse", "--batches", "1", "--events", "2000"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def test_warehouse_on_connect_and_thrift_share_a_catalog(tmp_path, monkeypatch, capsys):
@@ -21,9 +48,20 @@ def test_warehouse_on_connect_and_thrift_share_a_catalog(tmp_path, monkeypatch, 
     # Not under pytest's tmp_path (0700): PostgreSQL's account must reach it.
     catalog_dir = Path(tempfile.mkdtemp(prefix="adlake-catalog-"))
     catalog_dir.chmod(0o755)
+    runner: list[subprocess.CompletedProcess] = []
+
+    def also_the_runner(target: str, port: int | None) -> None:
+        if target == "connect" and port is not None:
+            runner.append(run_the_readme_runner(tmp_path / "runner", port))
+
     try:
         results = targets.run(
-            ["connect", "thrift"], tmp_path, batches=2, events=3000, catalog_dir=catalog_dir
+            ["connect", "thrift"],
+            tmp_path,
+            batches=2,
+            events=3000,
+            catalog_dir=catalog_dir,
+            after_target=also_the_runner,
         )
     finally:
         # Nothing left running: no server (its command line names its
@@ -44,3 +82,9 @@ def test_warehouse_on_connect_and_thrift_share_a_catalog(tmp_path, monkeypatch, 
     # Both targets wrote into the one warehouse folder of the catalog, in
     # schemas of their own.
     assert results["connect"]["ads"] == results["thrift"]["ads"]
+    # The README's runner built a batch on the Connect server and summarized
+    # it through the server: totals equal to the generator's truth.
+    [run] = runner
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "1 batches on target connect" in run.stdout
+    assert "(ok)" in run.stdout and "MISMATCH" not in run.stdout, run.stdout[-3000:]
