@@ -95,6 +95,7 @@ def run_part(part: str, args: list[str], out: Path) -> dict:
     figures_file.unlink(missing_ok=True)
     command = [sys.executable, "-m", f"adlake.bench.{part}", *args, "--json", str(figures_file)]
     print(f"\n== {part}: {' '.join(command[1:])}", flush=True)
+    commit = machine()["commit"]  # the code the part runs: HEAD when it starts
     started = time.time()
     child = subprocess.run(command, cwd=ROOT)
     seconds = time.time() - started
@@ -104,7 +105,7 @@ def run_part(part: str, args: list[str], out: Path) -> dict:
         "command": "python " + " ".join(command[1:-2]),
         "seconds": round(seconds, 1),
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": machine()["commit"],
+        "commit": commit,
         "figures": json.loads(figures_file.read_text()),
     }
 
