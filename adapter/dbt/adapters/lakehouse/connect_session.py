@@ -24,6 +24,8 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.lakehouse.embedded_session import SessionCursor, check_hudi_enabled
 
 if TYPE_CHECKING:
+    from pyspark.sql.connect.session import SparkSession as RemoteSession
+
     from dbt.adapters.lakehouse.credentials import LakehouseCredentials
 
 # About 3 s of retries (0.2 + 0.8 + 2 s) on a server that stopped answering,
@@ -44,6 +46,25 @@ HOW_TO_START = (
     "(in the adlake project: `python -m adlake.servers.spark_server start connect`), "
     "or correct host and port in the profile."
 )
+
+
+# pyspark's Connect client imports pandas, pyarrow and grpc when it loads and
+# says only which one is missing; the user needs the command that installs
+# the set pyspark 3.5 works with (the wheel's `connect` extra).
+MISSING_CLIENT = (
+    "Spark Connect's Python client cannot be loaded ({reason}). `method: connect` and warm "
+    "start (method: session) need it, with pandas, pyarrow, NumPy 1.x and grpcio in versions "
+    "pyspark 3.5 works with: pip install 'dbt-lakehouse[connect]'"
+)
+
+
+def remote_session_class() -> type[RemoteSession]:
+    """pyspark's Connect session class, or an error that says what to install."""
+    try:
+        from pyspark.sql.connect.session import SparkSession
+    except ImportError as exc:
+        raise DbtRuntimeError(MISSING_CLIENT.format(reason=exc)) from None
+    return SparkSession
 
 
 def check_reachable(host: str, port: int, timeout: float, what: str, how_to_start: str) -> None:
@@ -131,8 +152,7 @@ class ConnectConnection(spark_session.Connection):
         runtime_conf: dict[str, str],
         endpoint: Endpoint | None = None,
     ) -> None:
-        from pyspark.sql.connect.session import SparkSession as RemoteSession
-
+        remote_session = remote_session_class()
         super().__init__(server_side_parameters=runtime_conf)
         endpoint = endpoint or Endpoint.of_profile(creds)
         check_reachable(
@@ -142,7 +162,7 @@ class ConnectConnection(spark_session.Connection):
             endpoint.what,
             endpoint.how_to_start,
         )
-        self.session = RemoteSession(connection=_channel_builder(creds, endpoint))
+        self.session = remote_session(connection=_channel_builder(creds, endpoint))
         self.session._client._retry_policy.update(FAIL_FAST)
         # Plain executions: a reattachable one is released afterwards by a
         # background call, which a connection closed at the end of its model

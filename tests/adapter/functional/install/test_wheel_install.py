@@ -1,13 +1,19 @@
 """The adapter as a user gets it: its wheel, pip-installed into a fresh virtualenv.
 
-Nothing of this repository is used after the wheel is built: pip resolves
-dbt-core, dbt-spark and pyspark from PyPI, the project lives in a temporary
-folder, dbt runs as that virtualenv's CLI (one JVM per command, as for a user),
-the profile holds only type, method, schema and lake_dir, and the adapter
-finds or downloads the Hudi bundle by itself. The bundle lands in the per-user
-cache (~/.cache/dbt-lakehouse/jars) unless Maven already has it in ~/.m2, so
-only the first run on a machine downloads it; pip's own cache does the same
-for the packages.
+Nothing of this repository is used on dbt's side after the wheel is built: pip
+resolves dbt-core, dbt-spark, pyspark and the extras' packages from PyPI, the
+project lives in a temporary folder, dbt runs as that virtualenv's CLI (one
+JVM per command, as for a user), the profile holds only type, method, schema
+and lake_dir, and the adapter finds or downloads the Hudi bundle by itself.
+The bundle lands in the per-user cache (~/.cache/dbt-lakehouse/jars) unless
+Maven already has it in ~/.m2, so only the first run on a machine downloads
+it; pip's own cache does the same for the packages.
+
+One virtualenv, installed with both extras (`[thrift,connect]`), serves every
+method: the embedded session builds a project, and `dbt debug` passes against
+a Spark Thrift server and a Spark Connect server. Those servers are the
+repository's own (adlake.servers.spark_server, on 127.0.0.1), one at a time,
+each started once for the module and stopped by its process id.
 """
 
 from __future__ import annotations
@@ -18,10 +24,15 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 import yaml
+
+from adlake.servers import spark_server
+from dbt.adapters.lakehouse import warm_state
+from dbt.adapters.lakehouse.credentials import WARM_START_ENV_VAR
 
 REPO = Path(__file__).resolve().parents[4]
 BUNDLE_JAR = "hudi-spark3.5-bundle_2.12-1.2.0.jar"
@@ -133,13 +144,22 @@ def wheel(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory, wheel) -> Path:
-    """A fresh virtualenv with only the wheel installed; pip resolves the rest from PyPI."""
+    """A fresh virtualenv with only the wheel installed, with both extras (one
+    install for every method: a virtualenv is about 1 GB and minutes of pip);
+    pip resolves the rest from PyPI."""
     path = tmp_path_factory.mktemp("venv")
     result = run([sys.executable, "-m", "venv", path], 300)
     assert result.returncode == 0, result.stderr
     # --no-compile: byte-compiling all of pyspark costs time and proves nothing here.
     result = run(
-        [path / "bin" / "python", "-m", "pip", "install", "--no-compile", wheel],
+        [
+            path / "bin" / "python",
+            "-m",
+            "pip",
+            "install",
+            "--no-compile",
+            f"{wheel}[thrift,connect]",
+        ],
         1800,
         env=user_env(path),
     )
@@ -156,6 +176,34 @@ def test_pip_picks_a_spark_3_5_pyspark(venv):
     )
     assert result.returncode == 0, result.stderr
     assert re.fullmatch(r"3\.5\.\d+", result.stdout.strip()), result.stdout
+
+
+def test_pip_picks_versions_the_connect_client_takes(venv):
+    # pyspark 3.5's Connect client needs NumPy 1.x (so pyarrow up to 17) and
+    # pandas before 3: the wheel's ranges, not pyspark's own extra, keep pip
+    # from picking the newest of each.
+    code = (
+        "import numpy, pandas, pyarrow; from pyspark.sql.connect.session import SparkSession; "
+        "print(numpy.__version__, pyarrow.__version__, pandas.__version__)"
+    )
+    result = run([venv / "bin" / "python", "-c", code], 120, env=user_env(venv))
+    assert result.returncode == 0, result.stderr[-3000:]
+    numpy, pyarrow, pandas = (int(v.split(".")[0]) for v in result.stdout.split())
+    assert numpy == 1 and pyarrow <= 17 and pandas < 3, result.stdout
+
+
+def test_the_pip_command_of_the_missing_client_error_works_without_an_index(venv):
+    # The error for a client that cannot be loaded says
+    # `pip install 'dbt-lakehouse[connect]'`. No index serves dbt-lakehouse:
+    # pip must take the extra from the installed wheel's metadata.
+    result = run(
+        [venv / "bin" / "python", "-m", "pip", "install", "--dry-run", "dbt-lakehouse[connect]"],
+        600,
+        env=user_env(venv),
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-3000:]
+    assert "Would install" not in output, output[-3000:]
 
 
 def test_the_wheel_cannot_be_installed_with_pyspark_4(venv, wheel, tmp_path):
@@ -177,7 +225,28 @@ def test_the_wheel_cannot_be_installed_with_pyspark_4(venv, wheel, tmp_path):
     assert cause and "<3.6" in cause.group(1) and ">=3.5" in cause.group(1), output
 
 
-def test_dbt_init_asks_for_a_lakehouse_profile(venv, tmp_path):
+# Answers after the adapter's number: the method's number in
+# profile_template.yml, its fields (empty: the default), schema, threads.
+INIT_ANSWERS = {
+    "session": (
+        "1\n\nanalytics\n2\n",
+        {"method": "session", "lake_dir": ".lake", "schema": "analytics", "threads": 2},
+    ),
+    "connect": (
+        "3\n\n\nanalytics\n1\n",
+        {
+            "method": "connect",
+            "host": "localhost",
+            "port": 15002,
+            "schema": "analytics",
+            "threads": 1,
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("method", sorted(INIT_ANSWERS))
+def test_dbt_init_asks_for_a_lakehouse_profile(venv, tmp_path, method):
     env = user_env(venv)
     names = run(
         [
@@ -192,8 +261,8 @@ def test_dbt_init_asks_for_a_lakehouse_profile(venv, tmp_path):
     adapters = json.loads(names.stdout)
     assert "lakehouse" in adapters, names.stdout + names.stderr
     profiles = tmp_path / "profiles"
-    # Answers: the adapter, method [1] session, lake_dir (default), schema, threads.
-    answers = f"{adapters.index('lakehouse') + 1}\n1\n\nanalytics\n2\n"
+    answers, expected = INIT_ANSWERS[method]
+    answers = f"{adapters.index('lakehouse') + 1}\n{answers}"
     result = run(
         [venv / "bin" / "dbt", "init", "demo", "--profiles-dir", profiles],
         300,
@@ -203,24 +272,20 @@ def test_dbt_init_asks_for_a_lakehouse_profile(venv, tmp_path):
     )
     assert result.returncode == 0, result.stdout + result.stderr
     written = yaml.safe_load((profiles / "profiles.yml").read_text())
-    assert written["demo"]["outputs"]["dev"] == {
-        "type": "lakehouse",
-        "method": "session",
-        "lake_dir": ".lake",
-        "schema": "analytics",
-        "threads": 2,
-    }
+    assert written["demo"]["outputs"]["dev"] == {"type": "lakehouse", **expected}
 
 
 # --- a user's project -----------------------------------------------------------------
 
 
 class UserProject:
-    def __init__(self, root: Path, venv: Path) -> None:
+    def __init__(self, root: Path, venv: Path, output: dict | None = None) -> None:
         self.root = root
         self.venv = venv
         self.lake = root / "lake"
         self.schema = "shop"
+        # The profile's one output: the embedded session unless a server's.
+        output = output or {"method": "session", "lake_dir": str(self.lake)}
         for relative, text in {
             "dbt_project.yml": yaml.safe_dump(
                 {
@@ -235,14 +300,7 @@ class UserProject:
                 {
                     "shop": {
                         "target": "dev",
-                        "outputs": {
-                            "dev": {
-                                "type": "lakehouse",
-                                "method": "session",
-                                "schema": self.schema,
-                                "lake_dir": str(self.lake),
-                            }
-                        },
+                        "outputs": {"dev": {"type": "lakehouse", "schema": self.schema, **output}},
                     }
                 }
             ),
@@ -257,7 +315,7 @@ class UserProject:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text.lstrip())
 
-    def dbt(self, *args: str, flags: tuple = ()) -> str:
+    def dbt(self, *args: str, flags: tuple = (), env: dict[str, str] | None = None) -> str:
         cmd = [
             self.venv / "bin" / "dbt",
             *flags,
@@ -267,7 +325,7 @@ class UserProject:
             "--profiles-dir",
             self.root,
         ]
-        result = run(cmd, 900, env=user_env(self.venv), cwd=self.root)
+        result = run(cmd, 900, env=user_env(self.venv) | (env or {}), cwd=self.root)
         output = result.stdout + result.stderr
         assert result.returncode == 0, f"dbt {' '.join(args)} failed:\n{output[-6000:]}"
         return output
@@ -337,3 +395,68 @@ def test_a_project_of_its_own_builds_on_hudi_with_the_installed_wheel(venv, tmp_
     catalog = json.loads((project.root / "target" / "catalog.json").read_text())
     columns = catalog["nodes"]["model.shop.orders_incr"]["columns"]
     assert {"order_id", "customer", "amount"} <= {name.lower() for name in columns}
+
+
+def assert_debug_passed(out: str, method: str) -> None:
+    assert "adapter type: lakehouse" in out and f"method: {method}" in out, out
+    assert "Connection test: [OK connection ok]" in out and "All checks passed!" in out, out
+
+
+def test_warm_start_runs_on_the_installed_wheel(venv, tmp_path):
+    """Warm start, a user's default for `method: session` (tests/conftest.py
+    turns it off for this test session), talks to the lake's server through
+    Spark Connect's client: the one the wheel installs."""
+    project = UserProject(tmp_path / "shop", venv)
+    try:
+        out = project.dbt("debug", env={WARM_START_ENV_VAR: "1"})
+        assert_debug_passed(out, "session")
+        state = warm_state.read_state(project.lake)
+        off = re.search(r"Warm start is off for this run, [^\n]*", out)
+        if state is None and off:
+            # The server's jars cannot be had here (Spark Connect's server jar
+            # of the pyspark pip picked is not on Maven, say): the adapter
+            # ran Spark in-process as designed, and the client went unused.
+            pytest.skip(off.group(0)[:400])
+        assert state is not None, f"no warm server started (Spark ran in-process):\n{out}"
+        stopped = run(
+            [venv / "bin" / "dbt-lakehouse-server", "stop", "--lake-dir", project.lake],
+            120,
+            env=user_env(venv),
+        )
+        assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+        assert warm_state.read_state(project.lake) is None
+    finally:
+        left = warm_state.read_state(project.lake)
+        if left is not None:
+            warm_state.terminate(left, timeout=20)  # by its pids
+
+
+# --- the server methods ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=["thrift", "connect"])
+def server(request, tmp_path_factory):
+    """A Spark Thrift or Connect server with Hudi, from the repository's own
+    tool, on 127.0.0.1. Module-scoped and parametrized: pytest stops the
+    Thrift server before it starts the Connect server, so one JVM at a time."""
+    kind = request.param
+    folder = tmp_path_factory.mktemp(f"{kind}_server")
+    port = spark_server.free_port()
+    started = time.monotonic()
+    try:
+        pid = spark_server.start(kind, port, folder)
+        # How long a start takes, for whoever budgets this test's time.
+        print(f"{kind} server: pid {pid}, listening after {time.monotonic() - started:.0f} s")
+        yield kind, port
+    finally:
+        spark_server.stop(kind, folder)  # by the pid in its folder
+    assert spark_server.status(kind, folder) is None
+
+
+def test_dbt_debug_passes_against_a_server(venv, server, tmp_path):
+    kind, port = server
+    output = {"method": kind, "host": "127.0.0.1", "port": port}
+    if kind == "thrift":
+        output |= {"user": "dbt", "connect_retries": 0}
+    project = UserProject(tmp_path / "shop", venv, output)
+    assert_debug_passed(project.dbt("debug"), kind)
