@@ -132,13 +132,22 @@ class Builds:
         build_vars = {**self.vars, "lakehouse_test_scope": test_scope}
         if changed_since:
             build_vars["lakehouse_changed_since"] = changed_since
-        untested = (
-            []
-            if tests
-            else ["--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"]
-        )
+        # dbt's unit tests check the models' SQL on fixed rows, not the data:
+        # they belong to development and CI (`dbt test --select
+        # test_type:unit`), as dbt advises, not to every batch of a run.
+        untested = ["--exclude-resource-type", "unit_test"]
+        if not tests:
+            untested += ["--exclude-resource-type", "test"]
+        runs_nodes = command in ("build", "test")
         return self._invoke(
-            [command, *self.args, *selector, *untested, "--vars", json.dumps(build_vars)],
+            [
+                command,
+                *self.args,
+                *selector,
+                *(untested if runs_nodes else []),
+                "--vars",
+                json.dumps(build_vars),
+            ],
             callbacks,
         )
 

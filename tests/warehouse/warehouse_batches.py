@@ -651,6 +651,10 @@ def main() -> None:
             str(work.root / "logs"),
             "--vars",
             args.vars,
+            # The models' unit tests run once, in test_warehouse_build; a
+            # batch's build is about the data.
+            "--exclude-resource-type",
+            "unit_test",
         ]
         if args.no_tests:
             command += ["--exclude-resource-type", "test"]
