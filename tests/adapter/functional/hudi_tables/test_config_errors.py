@@ -31,8 +31,13 @@ from tests.dbt_harness import failures
             "unique_key='id', options={'primaryKey': 'v'}",
             ["bad_model", "options.primaryKey", "'v'", "unique_key = 'id'", "Set it in one place"],
         ),
-        # The strategy, once the materialization picks it.
-        ("incremental_strategy='merge'", ["bad_model", "unique_key", "merge"]),
+        # The strategy, once the materialization picks it (a merge without a
+        # key appends, as in dbt-spark; an upsert needs one, and so do deletes).
+        ("incremental_strategy='upsert'", ["bad_model", "unique_key", "upsert"]),
+        (
+            "incremental_strategy='merge', delete_condition=\"v = 'x'\"",
+            ["bad_model", "delete_condition", "Deletes find their records by unique_key"],
+        ),
         # The key columns, against what the model's SELECT outputs (id, v).
         (
             "unique_key='id', precombine_key='updated_at'",
