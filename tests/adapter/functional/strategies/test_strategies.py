@@ -100,8 +100,8 @@ def test_empty_batch_writes_no_commit(project):
 
 
 def test_table_model_ignores_an_incremental_strategy_set_for_the_whole_project(project):
-    """`+incremental_strategy: merge` project-wide must not stop a keyless table
-    model (merge needs a unique_key, a table rebuild does not)."""
+    """`+incremental_strategy: merge` project-wide does not apply to a keyless
+    table model: a keyless merge would append, a table rebuild replaces."""
     project.write(
         "dbt_project.yml",
         project.root.joinpath("dbt_project.yml").read_text()
