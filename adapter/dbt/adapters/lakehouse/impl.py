@@ -187,7 +187,12 @@ class LakehouseAdapter(SparkAdapter):
 
     @available
     def rebuilds_in_place(
-        self, lake: HudiTableConfig, existing: BaseRelation, staged: BaseRelation
+        self,
+        lake: HudiTableConfig,
+        existing: BaseRelation,
+        staged: BaseRelation,
+        props: dict[str, str],
+        partition_columns: list[str],
     ) -> bool:
         """Whether a `table` model's rebuild replaces its existing table's rows
         in one commit (`insert overwrite`, a Hudi replacecommit) instead of
@@ -196,10 +201,10 @@ class LakehouseAdapter(SparkAdapter):
         consumers' change reads). Only for a Hudi table whose layout, index
         and columns (names and types, in the order CREATE TABLE gives them:
         partition columns last) are the model's, and a non-empty result (an
-        empty table is made by creating it)."""
+        empty table is made by creating it). `props`, `partition_columns`:
+        the existing table's (hudi_table_settings)."""
         if not getattr(existing, "is_hudi", False):
             return False
-        props, partition_columns, _ = self.hudi_table_settings(existing)
         if lake.changes_needing_rebuild(props, partition_columns):
             return False
         model_columns = [(n.lower(), t.lower()) for n, t in self._columns_of(staged)]

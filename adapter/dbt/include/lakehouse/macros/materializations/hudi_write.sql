@@ -42,9 +42,12 @@
       moment without the table for its readers. A full refresh, a changed
       layout, index or columns, a location_root, or an empty result drop
       and create it. -#}
+  {%- if not no_table -%}  {#- (read once, for both the choice and the write) -#}
+    {%- set table_props, partition_columns, location = adapter.hudi_table_settings(existing_relation) -%}
+  {%- endif -%}
   {%- set in_place = rebuild and not no_table and not should_full_refresh()
         and not config.get('location_root')
-        and adapter.rebuilds_in_place(lake, existing_relation, temp_relation) -%}
+        and adapter.rebuilds_in_place(lake, existing_relation, temp_relation, table_props, partition_columns) -%}
   {%- set create = no_table or (rebuild and not in_place) -%}
   {%- if in_place -%}
     {%- set strategy = 'insert_overwrite' -%}
@@ -59,7 +62,6 @@
     {#- The first load of a keyed table upserts (dedup by key); a keyless one appends. -#}
     {%- set strategy = lake.default_strategy -%}
   {%- else -%}
-    {%- set table_props, partition_columns, location = adapter.hudi_table_settings(existing_relation) -%}
     {%- do lake.check_against_table(table_props, partition_columns) -%}
     {%- set recovered = adapter.recover_metadata_table(existing_relation, location) -%}
     {%- if recovered -%}
