@@ -49,7 +49,10 @@ from adlake.bench.incremental import dbt, scan_metrics
 # Batch 0 is the full build: events 1..rows at version 1. Batch k >= 1 brings
 # `batch_rows` events: half new ones (after every earlier batch's) and half
 # corrections (version k + 1) of events spread over the table; `new_share` 0
-# makes it corrections only.
+# makes it corrections only. Event i falls on day i % 30, so the corrections
+# are taken as whole runs of 30 consecutive events: every day gets its share
+# (a filter on i alone, i % stride, would hit only the days that the stride's
+# common factors with 30 allow: 3 of 30 for a stride of 100).
 EVENTS = """
 {#- (Defaults: dbt parses every model for any command, with or without these vars.) #}
 {#- Merge-on-read: no compaction, unless plan_after says after how many delta
@@ -75,7 +78,7 @@ with ids as (
     union all
     select id, {{ batch + 1 }} as version
     from range(1, {{ rows }} + 1)
-    where id % {{ (rows // [corrected, 1] | max) }} = {{ batch }}
+    where (id div 30) % {{ (rows // [corrected, 1] | max) }} = {{ batch }}
 {%- endif %}
 )
 select

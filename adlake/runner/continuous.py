@@ -18,11 +18,12 @@ and the data tests after them: a `dbt test` of what the models of the batches
 since the last check wrote (the var lakehouse_changed_since gives each table's
 latest instant before the first of them), after every --checks-every batches
 (2), when nothing new has landed and the check fits before the next batch is
-due (Cadence), and when the watcher stops; every 4th build, and a process's
-first check, read whole tables. On two cores a check costs about what the
-models of a batch cost, and mostly per test, not per row: checking two
-batches at once leaves a steady stream's next batch the room to run its
-models as soon as it lands.
+due (Cadence), and when the watcher stops. A process's first check reads
+whole tables; so does one every 4th build, at the first quiet moment it fits
+in (Checks: within 4 more builds, or when the watcher stops, it runs
+anyway). On two cores a check costs about what the models of a batch cost,
+and mostly per test, not per row: checking two batches at once leaves a
+steady stream's next batch the room to run its models as soon as it lands.
 
 So ADS holds a batch's figures before its checks end: a dashboard can show
 figures that are not checked yet, for about one batch interval (the figures'
@@ -222,12 +223,16 @@ class Cadence:
     next one is due: a check in progress cannot be interrupted, and a batch
     that lands during it waits for it. The next landing is expected one
     typical gap (the median of the last few) after the last; half a gap past
-    that moment with nothing new, the stream has paused and anything fits."""
+    that moment with nothing new, the stream has paused and anything fits.
+    Before two landings there is no gap to go by: a check starts once the
+    folder has stayed quiet, since the last build ended, for as long as the
+    check should take (a stream faster than that lands its next batch first)."""
 
     KEPT = 5  # landings whose gaps make the typical gap
 
     def __init__(self) -> None:
         self.landings: list[float] = []  # when the last builds' batches landed (epoch s)
+        self.quiet_since = time.time()  # when the last build ended
 
     def landed(self, new: Snapshot) -> None:
         """A build takes `new`: it landed with its earliest file (its
@@ -235,25 +240,34 @@ class Cadence:
         at = min(mtime for _, mtime in new.values()) / 1e9
         self.landings = [*self.landings, at][-self.KEPT :]
 
-    def fits(self, seconds: float | None) -> bool:
-        """Whether work of `seconds` (None: unknown) started now ends before
-        the next landing is due, or that landing is overdue."""
-        if seconds is None or len(self.landings) < 2:
-            return True
+    def built(self) -> None:
+        self.quiet_since = time.time()
+
+    def fits(self, seconds: float) -> bool:
+        """Whether work of `seconds` started now ends before the next landing
+        is due, or that landing is overdue."""
+        now = time.time()
+        if len(self.landings) < 2:
+            return now - self.quiet_since >= seconds
         gaps = sorted(b - a for a, b in zip(self.landings, self.landings[1:], strict=False))
         gap = gaps[len(gaps) // 2]
         due = self.landings[-1] + gap
-        now = time.time()
         return now + seconds <= due or now >= due + gap / 2
 
 
 class Checks:
     """The data tests of the batches whose models ran, when they run after
     the models (builds.checks_after_models): a `dbt test` of what those
-    batches wrote, every `every` batches, and at once when a whole-table
-    check is due or the watcher stops. The cost of a check is mostly per
-    test, not per row: one check of two batches costs about what one of one
-    batch does, and leaves a stream's next batch room to run first."""
+    batches wrote, every `every` batches, and sooner when the stream leaves
+    room for it (Cadence). The cost of a check is mostly per test, not per
+    row: one check of two batches costs about what one of one batch does,
+    and leaves a stream's next batch room to run first.
+
+    A whole-table check, due every few builds, waits for a moment it fits
+    in (it reads every row: at 10M events it takes longer than a batch
+    interval): until then the batches' own checks go on. One that has waited
+    as many builds again runs at the next check, whatever it holds up; so
+    does one due when the watcher stops."""
 
     def __init__(self, builds: Builds, reader: Callable[[], Any], every: int) -> None:
         self.builds, self.reader, self.every = builds, reader, every
@@ -264,7 +278,9 @@ class Checks:
         self.since: dict[str, str] = {}
         self.batches: list[dict] = []  # the figures of the unchecked batches
         self.landed: Snapshot = {}  # what they had landed, all of it
-        self.last_s: float | None = None  # the last check's wall seconds
+        self.last_s: float | None = None  # the last check of batches' wall seconds
+        self.last_full_s: float | None = None  # the last whole-table check's
+        self.full_due_at: int | None = None  # the build a whole-table check fell due at
         if builds.checks_after_models and builds.manifest is not None:
             self.refresh()
 
@@ -275,13 +291,29 @@ class Checks:
         self.batches.append(figures)
         self.landed = landed
 
-    def due(self, full: bool) -> bool:
-        return bool(self.batches) and (full or len(self.batches) >= self.every)
+    def want_full(self, build: int) -> None:
+        if self.full_due_at is None:
+            self.full_due_at = build
 
-    def run(self, state: State, full: bool) -> Any:
-        """Checks the pending batches; records them as built once they pass."""
+    def due(self) -> bool:
+        return len(self.batches) >= self.every
+
+    def full_overdue(self, build: int, every: int) -> bool:
+        return self.full_due_at is not None and build - self.full_due_at >= every
+
+    def estimate(self, full: bool, models_s: float) -> float:
+        """A check's expected seconds: the last of its kind; before any, a
+        batch's models' (about what checking a batch costs on two cores), and
+        twice that for whole tables."""
+        if full or not self.since:
+            return self.last_full_s or 2 * (self.last_s or models_s)
+        return self.last_s or models_s
+
+    def run(self, state: State, full: bool) -> tuple[Any, str]:
+        """Checks the pending batches (or, with `full`, whole tables);
+        records them as built once they pass."""
         scope = "full" if full or not self.since else "changed"
-        numbers = ", ".join(str(f["number"]) for f in self.batches)
+        numbers = ", ".join(str(f["number"]) for f in self.batches) or "(none new)"
         started = time.monotonic()
         try:
             result = self.builds.build(
@@ -297,7 +329,11 @@ class Checks:
             )
             raise
         checked_at = time.time()
-        self.last_s = time.monotonic() - started
+        if scope == "full":
+            self.last_full_s = time.monotonic() - started
+            self.full_due_at = None
+        else:
+            self.last_s = time.monotonic() - started
         for figures in self.batches:
             figures["checked_at"] = checked_at
         print(
@@ -308,7 +344,7 @@ class Checks:
         )
         state.save(self.landed)
         self.batches = []
-        return result
+        return result, scope
 
 
 def watch(
@@ -339,12 +375,16 @@ def watch(
     lines_before = None
     checks = Checks(builds, reader, checks_every)
     cadence = Cadence()
+    models_s = 0.0  # the last build's models' seconds
     while not stop() and (max_builds is None or len(done) < max_builds):
         landed = landed_files(landing)
         new = state.new_files(landed)
         if not new:
-            if checks.batches and cadence.fits(checks.last_s):  # quiet: check what is pending
-                checks.run(state, full=False)
+            # Quiet: check whole tables if that is due and fits, else the
+            # pending batches if their check fits.
+            full = checks.full_due_at is not None and cadence.fits(checks.estimate(True, models_s))
+            if full or (checks.batches and cadence.fits(checks.estimate(False, models_s))):
+                checks.run(state, full=full)
                 checks.refresh()
             time.sleep(poll)
             continue
@@ -364,23 +404,28 @@ def watch(
         figures = batch_figures(results, new, lines_before, lines_after)
         figures.update({"number": number, "new_files": sorted(new), "models_s": models_s})
         lines_before = lines_after
+        checked = "pending"
         if builds.checks_after_models:
             checks.add(figures, landed)
             state.note(landed)
+            if full:
+                checks.want_full(number)
             last = stop() or (max_builds is not None and len(done) + 1 >= max_builds)
-            if checks.due(full) or last:
-                results.append(checks.run(state, full))
+            if checks.due() or last:
+                full_now = checks.full_due_at is not None and (
+                    last or checks.full_overdue(number, full_checks_every)
+                )
+                result, scope = checks.run(state, full_now)
+                results.append(result)
                 with_checks = batch_figures(results, new, None, lines_after)
                 figures.update({k: with_checks[k] for k in ("seconds", "nodes", "spans")})
+                checked = "of whole tables" if scope == "full" else "of what it wrote"
         else:
             figures["checked_at"] = time.time()
             state.save(landed)
+            checked = "of whole tables" if full else "of what it wrote"
         figures["built_at"] = time.time()
         figures["build_s"] = time.perf_counter() - started
-        if "checked_at" not in figures:
-            checked = "pending"
-        else:
-            checked = "of whole tables" if full or not checks.since else "of what it wrote"
         print(
             describe(f"batch {number}", figures, figures["build_s"], checked, tally(*results)),
             flush=True,
@@ -396,8 +441,9 @@ def watch(
         if after_build is not None:
             after_build(figures)
         done.append(figures)
-    if checks.batches:
-        checks.run(state, full=False)
+        cadence.built()
+    if checks.batches or checks.full_due_at is not None:
+        checks.run(state, full=checks.full_due_at is not None)
     return done
 
 
@@ -414,7 +460,8 @@ def main() -> None:
         type=at_least_one,
         default=4,
         metavar="N",
-        help="data tests read whole tables every N builds; the others check what they wrote",
+        help="data tests read whole tables every N builds, when the stream leaves room for "
+        "it (within N more builds whatever it holds up); the others check what they wrote",
     )
     parser.add_argument(
         "--checks-every",
