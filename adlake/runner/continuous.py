@@ -17,8 +17,9 @@ A batch's models run first (a `dbt build` without data tests: seeds, models),
 and the data tests after them: a `dbt test` of what the models of the batches
 since the last check wrote (the var lakehouse_changed_since gives each table's
 latest instant before the first of them), after every --checks-every batches
-(2), when nothing new has landed and the check fits before the next batch is
-due (Cadence), and when the watcher stops. A process's first check reads
+(2) when the check ends before the next batch is due (Cadence), else
+after twice that many, whatever it holds up; when nothing new has landed and
+the check fits; and when the watcher stops. A process's first check reads
 whole tables; so does one every 4th build, at the first quiet moment it fits
 in (Checks: within 4 more builds, or when the watcher stops, it runs
 anyway). On two cores a check costs about what the models of a batch cost,
@@ -26,8 +27,8 @@ and mostly per test, not per row: checking two batches at once leaves a
 steady stream's next batch the room to run its models as soon as it lands.
 
 So ADS holds a batch's figures before its checks end: a dashboard can show
-figures that are not checked yet, for about one batch interval (the figures'
-`checked_at` says when they were). If a check fails the watcher stops, saying
+figures that are not checked yet, for one to four batch intervals with the
+defaults (the figures' `checked_at` says when they were). If a check fails the watcher stops, saying
 so; the unchecked batches are not recorded as built, so the next start runs
 them again (nothing new to ingest: their files are in) and checks whole
 tables, until the cause is fixed. Every check a `dbt build` of each batch would
@@ -258,8 +259,9 @@ class Cadence:
 class Checks:
     """The data tests of the batches whose models ran, when they run after
     the models (builds.checks_after_models): a `dbt test` of what those
-    batches wrote, every `every` batches, and sooner when the stream leaves
-    room for it (Cadence). The cost of a check is mostly per test, not per
+    batches wrote, every `every` batches when it fits before the next batch
+    is due (Cadence; else every 2 * `every`), and sooner when the stream
+    leaves room for it. The cost of a check is mostly per test, not per
     row: one check of two batches costs about what one of one batch does,
     and leaves a stream's next batch room to run first.
 
@@ -295,8 +297,15 @@ class Checks:
         if self.full_due_at is None:
             self.full_due_at = build
 
-    def due(self) -> bool:
-        return len(self.batches) >= self.every
+    def due(self, cadence: Cadence, models_s: float) -> bool:
+        """After a build: `every` batches are pending and their check ends
+        before the next batch is due, or twice that many, whatever it holds
+        up (a check that never fits, at 10M events, then runs every 2 *
+        `every` batches: the stream keeps up, a batch in that many waits)."""
+        pending = len(self.batches)
+        return pending >= 2 * self.every or (
+            pending >= self.every and cadence.fits(self.estimate(False, models_s))
+        )
 
     def full_overdue(self, build: int, every: int) -> bool:
         return self.full_due_at is not None and build - self.full_due_at >= every
@@ -411,10 +420,10 @@ def watch(
             if full:
                 checks.want_full(number)
             last = stop() or (max_builds is not None and len(done) + 1 >= max_builds)
-            if checks.due() or last:
-                full_now = checks.full_due_at is not None and (
-                    last or checks.full_overdue(number, full_checks_every)
-                )
+            full_now = checks.full_due_at is not None and (
+                last or checks.full_overdue(number, full_checks_every)
+            )
+            if last or full_now or checks.due(cadence, models_s):
                 result, scope = checks.run(state, full_now)
                 results.append(result)
                 with_checks = batch_figures(results, new, None, lines_after)
@@ -468,9 +477,9 @@ def main() -> None:
         type=at_least_one,
         default=2,
         metavar="N",
-        help="run the data tests after every N batches' models, checking what they wrote "
-        "(default 2; sooner when the landing folder is quiet and the check fits before the "
-        "next batch is due)",
+        help="run the data tests after every N batches' models, checking what they wrote, "
+        "when the check ends before the next batch is due, else after 2N (default 2; sooner "
+        "when the landing folder is quiet and the check fits)",
     )
     parser.add_argument(
         "--checks-in-build",

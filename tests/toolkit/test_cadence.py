@@ -97,3 +97,19 @@ def test_a_check_estimates_from_the_last_of_its_kind_else_from_the_models():
     # Without the tables' instants a check reads whole tables: its estimate is a whole-table one.
     checks.since = {}
     assert checks.estimate(False, models_s=30) == 90
+
+
+def test_pending_batches_are_checked_when_the_check_fits_else_at_twice_as_many():
+    checks, _ = checks_with_since()
+    checks.last_s = 35
+    cadence = landed_ago(150, 90, 30)  # the next batch is due in 30 s
+    checks.add({"number": 1}, {})
+    assert not checks.due(cadence, models_s=30)  # one batch: not yet
+    checks.add({"number": 2}, {})
+    assert not checks.due(cadence, models_s=30)  # two, but 35 s would hold up the next
+    checks.last_s = 25
+    assert checks.due(cadence, models_s=30)  # 25 s ends before it
+    checks.last_s = 35
+    checks.add({"number": 3}, {})
+    checks.add({"number": 4}, {})
+    assert checks.due(cadence, models_s=30)  # four: whatever it holds up
