@@ -73,6 +73,7 @@ import yaml
 
 from adlake import ROOT
 from adlake.bench import children
+from adlake.bench.profile_batch import LEADING_COMMENTS, StatementRecorder, statement_kind
 
 PIPELINE = Path(__file__).resolve().with_name("pipeline")
 APPROACHES = ("lakehouse", "dbt_spark_hudi", "parquet_rebuild", "floor")
@@ -265,6 +266,7 @@ class DbtPipeline:
             str(work / "logs"),
         ]
         self.manifest = None
+        self.last_split: dict[str, float] = {}
 
     def start(self) -> None:
         """Parses the project and starts Spark (a `dbt show` of a constant),
@@ -285,14 +287,16 @@ class DbtPipeline:
         from dbt.cli.main import dbtRunner
 
         variables = {"batch": batch, "batch_dir": str(batch_dir), "landing_dir": str(landing)}
+        recorder = StatementRecorder()
         started = time.perf_counter()
-        result = dbtRunner(manifest=self.manifest).invoke(
+        result = dbtRunner(manifest=self.manifest, callbacks=[recorder]).invoke(
             ["--log-level", "warn", "run", *self.args, "--vars", json.dumps(variables)]
         )
         seconds = time.perf_counter() - started
         if not result.success:
             raise SystemExit(f"batch {batch}: dbt run failed: {result.exception}")
         models = {r.node.name: round(r.execution_time, 3) for r in result.result.results}
+        self.last_split = time_split(recorder.statements, seconds)
         return seconds, models
 
     def ads(self) -> list[list[int]]:
@@ -305,6 +309,30 @@ class DbtPipeline:
             f"select account_id, spend_micros, events from {ADS} where events != 0"
         ).collect()
         return sorted([int(r.account_id), int(r.spend_micros), int(r.events)] for r in rows)
+
+
+def statement_part(sql: str) -> str:
+    """Which part of a batch's time a statement dbt sent belongs to: the
+    writes to the models' tables, the models' queries (each staged in a
+    scratch table, or a change read staged before them), or the statements
+    around them (timeline look-ups, describes, the scratch tables' drops)."""
+    text = LEADING_COMMENTS.sub("", sql, count=1).lower()
+    kind = statement_kind(sql)
+    if kind == "write" and text.startswith("create"):
+        return "queries (staged)"
+    if kind == "write" and not text.startswith("insert overwrite directory"):
+        return "table writes"
+    return "other statements"
+
+
+def time_split(statements: list, wall: float) -> dict[str, float]:
+    """A `dbt run`'s wall seconds by part (statement_part), and dbt's own
+    time between and around the statements (one thread: they add up)."""
+    parts = {"table writes": 0.0, "queries (staged)": 0.0, "other statements": 0.0}
+    for statement in statements:
+        parts[statement_part(statement.text)] += statement.seconds
+    parts["dbt outside statements"] = max(0.0, wall - sum(parts.values()))
+    return {name: round(seconds, 3) for name, seconds in parts.items()}
 
 
 class Floor:
@@ -347,7 +375,7 @@ def run_approach(approach: str, work: Path, generated: Path, expected: Path) -> 
     started = time.perf_counter()
     pipeline.start()
     figures: dict = {"start_seconds": time.perf_counter() - started}
-    figures.update(seconds=[], models=[], ads=[], dwd_compactions=[])
+    figures.update(seconds=[], models=[], ads=[], dwd_compactions=[], splits=[])
     for batch in range(len(truth)):
         batch_dir = land(generated, landing, batch)
         compactions = dwd_compactions(work)
@@ -369,6 +397,7 @@ def run_approach(approach: str, work: Path, generated: Path, expected: Path) -> 
         figures["models"].append(models)
         figures["ads"].append(ads)
         figures["dwd_compactions"].append(compacted)
+        figures["splits"].append(getattr(pipeline, "last_split", {}))
     return figures
 
 
@@ -419,6 +448,8 @@ def summarize(parameters: dict, measured: dict[str, dict]) -> dict:
     def ratio(a: str, b: str) -> float:
         return median[a] / median[b]
 
+    splits = measured["lakehouse"]["splits"][first:]
+
     return {
         "alternatives": {
             "parameters": parameters,
@@ -448,6 +479,10 @@ def summarize(parameters: dict, measured: dict[str, dict]) -> dict:
             },
             # Every approach's ADS rows equalled the expected figures, and so
             # each other's, after every batch (the run fails otherwise).
+            # This adapter's measured batches by part (time_split), median.
+            "lakehouse_split_seconds": {
+                part: statistics.median(split[part] for split in splits) for part in splits[0]
+            },
             "ads_agreed": True,
             "ads_rows": len(measured["lakehouse"]["ads"][-1]),
         }
@@ -482,6 +517,10 @@ def print_table(summary: dict) -> None:
             f"{model} {statistics.median(run[model] for run in runs):.1f}" for model in runs[0]
         )
         print(f"  {approach:18}{parts}")
+    print(
+        "  lakehouse, by part: "
+        + ", ".join(f"{part} {sec:.1f}" for part, sec in s["lakehouse_split_seconds"].items())
+    )
     for approach, runs in s["dwd_compacted_in"].items():
         if runs:
             print(f"  {approach}: DWD compacted in {', '.join(runs)}")

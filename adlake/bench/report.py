@@ -346,6 +346,16 @@ def per_model_lines(part: dict) -> list[str]:
             f"{model} {statistics.median(run[model] for run in runs):.1f}" for model in runs[0]
         )
         lines.append(f"- {approach}: {parts}")
+    split = figures.get("lakehouse_split_seconds")
+    if split:
+        lines += [
+            "",
+            "This adapter's micro-batch by part, median seconds (every statement dbt sent "
+            "timed: the writes to the models' tables, the models' queries as they are staged, "
+            "the statements around them, and dbt's own time):",
+            "",
+            "- " + ", ".join(f"{part} {seconds:.1f}" for part, seconds in split.items()),
+        ]
     return lines
 
 

@@ -75,3 +75,37 @@ def test_four_ways_of_one_pipeline_agree_and_are_timed(tmp_path):
         }
     assert figures["ads_agreed"] is True
     assert figures["ads_rows"] == 50
+    # This adapter's batch by part: every part timed, the Hudi writes and the
+    # staged queries among them, and together no more than the batch took.
+    split = figures["lakehouse_split_seconds"]
+    assert set(split) == {
+        "table writes",
+        "queries (staged)",
+        "other statements",
+        "dbt outside statements",
+    }
+    assert split["table writes"] > 0 and split["queries (staged)"] > 0
+    assert sum(split.values()) <= figures["per_batch_seconds"]["lakehouse"][0] + 0.01
+
+
+def test_a_statement_is_counted_in_its_part():
+    from adlake.bench.alternatives import statement_part
+
+    comment = '/* {"app": "dbt"} */ '
+    assert (
+        statement_part(comment + "create table s.m__lakehouse_batch using parquet as select 1")
+        == "queries (staged)"
+    )
+    assert (
+        statement_part(comment + "insert into table s.m select * from s.m__lakehouse_batch")
+        == "table writes"
+    )
+    assert statement_part("insert overwrite table s.m select 1") == "table writes"
+    assert (
+        statement_part(
+            "insert overwrite directory '/x' using parquet select 1 as emptied where false"
+        )
+        == "other statements"
+    )
+    assert statement_part("call show_commits(table => 's.m', limit => 1)") == "other statements"
+    assert statement_part("describe extended s.m") == "other statements"
