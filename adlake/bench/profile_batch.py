@@ -244,6 +244,12 @@ def report(profiles: list[NodeProfile], parse_s: float, build_s: float, top: int
             f"           phases: {detail}\n           statements: {sql or 'none'}\n"
             f"           timeline, requested to completed: {timeline or 'no instant'}"
         )
+    print("\nwhen each model ran, seconds from the build's first node (its critical path):")
+    first = min((m.execute_window[0] for m in models), default=0.0)
+    for model in sorted(models, key=lambda m: m.execute_window):
+        print(
+            f"  {model.execute_window[0] - first:6.1f} -> {model.execute_window[1] - first:6.1f}  {model.name}"
+        )
     print(f"\ntop {top} data tests (all {len(tests)}: {sum(t.execute_s for t in tests):.1f} s):")
     for test in sorted(tests, key=lambda t: -t.execute_s)[:top]:
         print(f"  {test.execute_s:6.1f} s  {test.name}")
@@ -271,7 +277,8 @@ def report(profiles: list[NodeProfile], parse_s: float, build_s: float, top: int
 def with_scope(dbt_vars: str, scope: str) -> str:
     """The --vars of a build with lakehouse_test_scope set to `scope`."""
     values = yaml.safe_load(dbt_vars) or {}
-    values["lakehouse_test_scope"] = scope
+    if scope != "none":
+        values["lakehouse_test_scope"] = scope
     return yaml.safe_dump(values, default_flow_style=True).strip()
 
 
@@ -333,8 +340,10 @@ def profile_batch(
     manifest = dbt_invoke(["parse", *vars_args], work)
     parse_s = time.perf_counter() - started
     started = time.perf_counter()
+    # Scope none: the batch as continuous mode builds it, its checks later.
+    no_tests = ["--exclude-resource-type", "test"] if scope == "none" else []
     results = dbt_invoke(
-        ["build", *selector, *NO_UNIT_TESTS, *vars_args],
+        ["build", *selector, *NO_UNIT_TESTS, *no_tests, *vars_args],
         work,
         manifest=manifest,
         callbacks=[recorder],
@@ -376,9 +385,10 @@ def main() -> None:
     )
     parser.add_argument(
         "--scope",
-        choices=("full", "changed"),
+        choices=("full", "changed", "none"),
         default="full",
-        help="the profiled build's data tests: whole tables, or what it wrote (default full)",
+        help="the profiled build's data tests: whole tables, or what it wrote, or none, "
+        "as continuous mode builds a batch (default full)",
     )
     parser.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")
     args = parser.parse_args()

@@ -53,8 +53,12 @@
     no scan of the table. -#}
 
 {% macro landed_files(relation, files_to_read=none, skip_ingested=true) -%}
+{#- The files already ingested are a small list (a row per file): broadcast
+    it. Joined by path, a shuffle would put each landed file, and with it
+    the parsing of all its lines in the models that read them, in one task:
+    one core doing a batch's work while the other idles. #}
 (
-    select
+    select{{ ' /*+ broadcast(ingested) */' if is_incremental() and skip_ingested }}
         landed.path as source_file,
         cast(regexp_extract(landed.path, 'batch=([0-9]+)', 1) as int) as landed_batch,
         sha2(landed.content, 256) as file_sha256,

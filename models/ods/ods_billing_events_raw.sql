@@ -75,9 +75,13 @@ duplicate_files as (
 
 ),
 
+{#- The duplicate files are a few rows: broadcast, so that each landed
+    file's lines are parsed where they were read, not shuffled by file name
+    into one task (see landed_files). #}
+
 parsed as (
 
-    select
+    select /*+ broadcast(duplicate_files) */
         landed.raw_line,
         landed.source_file,
         landed.line_number,

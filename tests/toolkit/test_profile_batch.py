@@ -132,3 +132,18 @@ def test_jobs_are_read_from_an_event_log(tmp_path):
 )
 def test_a_statement_is_known_by_its_first_word(sql, kind):
     assert profile_batch.statement_kind(sql) == kind
+
+
+@pytest.mark.parametrize("scope", ["full", "changed"])
+def test_a_profiled_build_checks_in_the_scope_asked(scope):
+    assert profile_batch.with_scope("{dwd_compaction_mode: schedule}", scope) == (
+        "{dwd_compaction_mode: schedule, lakehouse_test_scope: " + scope + "}"
+    )
+
+
+def test_a_profiled_build_without_checks_sets_no_test_scope():
+    # Scope none builds the batch as continuous mode does, its data tests
+    # left out of the build (they run later, in their own `dbt test`).
+    assert profile_batch.with_scope("{dwd_compaction_mode: schedule}", "none") == (
+        "{dwd_compaction_mode: schedule}"
+    )
