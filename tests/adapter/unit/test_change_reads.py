@@ -4,6 +4,7 @@ import pytest
 from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse.change_reads import ChangeRead, Timeline, plan_read
+from dbt.adapters.lakehouse.change_reads.planner import ChangeReadPlanner
 from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
 from dbt.adapters.lakehouse.change_reads.sql import (
     changed_keys_sql,
@@ -217,3 +218,19 @@ def test_a_compaction_in_a_cdc_range_needs_no_slice_the_cleaner_removed():
     cow = Timeline.from_commits([(i, c, "commit") for i, c, _ in commits], "20261122100500000")
     with pytest.raises(CompilationError, match="cleaner"):
         plan_read("dwd.events", "cdc", commits[1][1], cow, "fail", "dws")
+
+
+@pytest.mark.parametrize(
+    "mode, check_current, table_type, staged",
+    [
+        ("cdc", False, "cow", True),
+        ("latest_state", True, "mor", True),
+        ("latest_state", False, "mor", True),
+        ("latest_state", False, "cow", False),
+    ],
+)
+def test_a_range_is_copied_before_the_query_only_where_reading_it_costs(
+    mode, check_current, table_type, staged
+):
+    read = ChangeRead("ods.events", mode, ACTIVE[0], ACTIVE[-1], check_current=check_current)
+    assert ChangeReadPlanner._worth_staging(read, {"type": table_type}) is staged

@@ -315,3 +315,38 @@ def test_a_run_that_keeps_no_row_still_moves_its_position(project, capsys):
     project.dbt("run", "--select", "change_log", "--vars", "{from_batch: 1}")
     assert "no longer on" not in capsys.readouterr().out
     assert log_rows(project) == versions(5)
+
+
+# A copy-on-write, append-only upstream (as the billing feed's ODS tables).
+APPEND_UPSTREAM = """
+    {{ config(materialized='incremental', table_type='cow', incremental_strategy='append') }}
+    select id, {{ var('batch') }} as version, id * 10 + {{ var('batch') }} as cost, 'x' as wide
+    from (select explode(sequence(1, 3)) as id)
+"""
+
+
+def test_a_copy_on_write_range_is_read_where_the_model_uses_it(project, capsys):
+    """Its commits' files are read inside the model's query (only the columns
+    and rows it needs), not copied whole into a scratch table first; a
+    merge-on-read upstream's range is copied (merged once)."""
+    project.model("upstream", APPEND_UPSTREAM)
+    project.model("change_log", CHANGE_LOG)
+    land(project, 1)
+    consume(project)
+    log = project.root / "logs" / "dbt.log"
+    before = log.stat().st_size
+    land(project, 2)
+    consume(project)
+    assert log_rows(project) == sorted(BATCH_1 + BATCH_2)
+    assert ": 3 rows" in capsys.readouterr().out
+    second_run = log.read_text()[before:]
+    assert "hudi_table_changes(" in second_run
+    assert "change_log__lakehouse_read_1" not in second_run
+
+    project.model("upstream", UPSTREAM.replace("compaction_every | default(99)", "99"))
+    project.dbt("run", "--select", "upstream", "--vars", "{batch: 3}", "--full-refresh")
+    consume(project, on_gap="full")
+    land(project, 4)
+    before = log.stat().st_size
+    consume(project)
+    assert "change_log__lakehouse_read_1" in log.read_text()[before:]

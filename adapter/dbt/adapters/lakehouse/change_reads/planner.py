@@ -86,8 +86,9 @@ class ChangeReadPlanner:
         signed: bool,
     ) -> ChangeRead:
         """What `model` reads of `upstream` in this run. `stage`: a run will
-        materialize the model, so an incremental range is copied once into a
-        scratch table that the model's query then reads. `signed`: the reads
+        materialize the model, so an incremental range that is costly to read
+        (_worth_staging) is copied once into a scratch table that the model's
+        query then reads. `signed`: the reads
         of lake_signed_changes, added to stored rows, never fall back to a
         full read."""
         name = model["name"]
@@ -120,11 +121,13 @@ class ChangeReadPlanner:
                     f"Rebuild with `dbt run --full-refresh --select {name}`."
                 )
             read = dataclasses.replace(read, note=f"{note}: reading it in full.")
-        if (
-            mode == "latest_state"
-            and read.is_incremental
-            and returns_lost_writes(self._metadata.table_properties(upstream_name))
-        ):
+        # (Read once: whether the range may hold lost writes, and whether to stage it.)
+        properties = (
+            self._metadata.table_properties(upstream_name)
+            if mode == "latest_state" and read.is_incremental
+            else {}
+        )
+        if properties and returns_lost_writes(properties):
             _, partition_columns, _ = self._metadata.table_settings(upstream_name)
             read = dataclasses.replace(
                 read, check_current=True, partition_columns=tuple(partition_columns)
@@ -132,11 +135,29 @@ class ChangeReadPlanner:
         reads = self._reads.setdefault(model["unique_id"], {})
         slot = (upstream_name, mode)
         number = list(reads).index(slot) + 1 if slot in reads else len(reads) + 1
-        if stage and read.is_incremental and this is not None:
+        staged = stage and read.is_incremental and this is not None
+        if staged and self._worth_staging(read, properties):
             scratch = self._scratch_identifier(this.identifier, f"read_{number}")
             read = dataclasses.replace(read, staged_as=f"{this.schema}.{scratch}")
         reads[slot] = read
         return read
+
+    @staticmethod
+    def _worth_staging(read: ChangeRead, properties: Mapping[str, str]) -> bool:
+        """Whether a range is copied into a scratch table before the model's
+        query, rather than read there from the upstream. Copied: a cdc read
+        (its images are read twice, once each; on merge-on-read Hudi merges
+        file slices to find them), a read checked against the current records
+        (read twice), and any range of a merge-on-read upstream (merged at
+        each read). A copy-on-write upstream's range is its commits' files:
+        read where the model uses it, Spark reads only the columns and rows it
+        needs, where a copy wrote every column of every row and read them back
+        (on a 100k-row batch of the billing feed, most of a second for each
+        model that reads it). `properties`: the upstream's, for a latest_state
+        read."""
+        if read.mode == "cdc" or read.check_current:
+            return True
+        return is_merge_on_read(properties)
 
     def reads(self, model: dict[str, Any]) -> list[ChangeRead]:
         return list(self._reads.get(model["unique_id"], {}).values())

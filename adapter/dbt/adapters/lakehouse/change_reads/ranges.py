@@ -137,7 +137,8 @@ class ChangeRead:
     columns: tuple[tuple[str, str], ...] = ()
     # Scratch table the materialization fills with the range before the model's
     # query runs, so the changes are read from the upstream once (the run log
-    # counts them too); None for reads that are empty or whole-table.
+    # counts them too); None for reads that are empty or whole-table, and for
+    # a latest_state range of a copy-on-write upstream (planner._worth_staging).
     staged_as: str | None = None
     # Keep only the changed rows that are the upstream's current records (see
     # sql.current_records): set for incremental latest_state reads of an

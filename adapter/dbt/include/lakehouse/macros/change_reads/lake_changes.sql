@@ -23,8 +23,9 @@
 
 {#- Plans the read of `upstream` for this model (range, gap policy) and warns
     when a full read replaces an incremental one. In `dbt run` and `dbt build`,
-    the materialization stages an incremental range in a scratch table before
-    the model's query runs; other commands read the upstream directly. -#}
+    the materialization stages an incremental range that costs to read (cdc,
+    or of a merge-on-read upstream) in a scratch table before the model's
+    query runs; the others, and other commands, read the upstream directly. -#}
 {% macro lakehouse_plan_change_read(upstream, mode, on_gap, signed=false) -%}
   {%- set stage = flags.WHICH in ['run', 'build'] -%}
   {%- set read = adapter.plan_change_read(model, this, upstream, mode, is_incremental(), on_gap, stage, signed) -%}
