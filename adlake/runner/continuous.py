@@ -20,9 +20,9 @@ latest instant before the first of them), after every --checks-every batches
 (2) when the check ends before the next batch is due (Cadence), else
 after twice that many, whatever it holds up; when nothing new has landed and
 the check fits; and when the watcher stops. A process's first check reads
-whole tables; so does one every 4th build, at the first quiet moment it fits
-in (Checks: within 4 more builds, or when the watcher stops, it runs
-anyway). On two cores a check costs about what the models of a batch cost,
+whole tables; so does one every 4th build, in pieces, each in a quiet moment
+it fits in (Checks: what is left of it after 4 more builds runs at once, and
+a whole-table check due when the watcher stops runs whole). On two cores a check costs about what the models of a batch cost,
 and mostly per test, not per row: checking two batches at once leaves a
 steady stream's next batch the room to run its models as soon as it lands.
 
@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import time
@@ -244,16 +245,39 @@ class Cadence:
     def built(self) -> None:
         self.quiet_since = time.time()
 
-    def fits(self, seconds: float) -> bool:
-        """Whether work of `seconds` started now ends before the next landing
-        is due, or that landing is overdue."""
+    def room(self) -> float:
+        """The seconds that work started now may take and still end before
+        the next landing is due (infinite once that landing is overdue)."""
         now = time.time()
         if len(self.landings) < 2:
-            return now - self.quiet_since >= seconds
+            return now - self.quiet_since
         gaps = sorted(b - a for a, b in zip(self.landings, self.landings[1:], strict=False))
         gap = gaps[len(gaps) // 2]
         due = self.landings[-1] + gap
-        return now + seconds <= due or now >= due + gap / 2
+        return math.inf if now >= due + gap / 2 else due - now
+
+    def fits(self, seconds: float) -> bool:
+        """Whether work of `seconds` started now ends before the next landing
+        is due, or that landing is overdue."""
+        return seconds <= self.room()
+
+
+def next_piece(
+    remaining: list[str], seconds: dict[str, float], room: float, cores: int
+) -> list[str]:
+    """The data tests of a whole-table check to run now: as many of
+    `remaining`, in order, as fit in `room` seconds by their last times
+    (each test's seconds spread over `cores`; one never timed counts as the
+    mean of those that were, 1 s before any); none if the first does not."""
+    default = sum(seconds.values()) / len(seconds) if seconds else 1.0
+    piece: list[str] = []
+    used = 0.0
+    for name in remaining:
+        used += seconds.get(name, default) / cores
+        if used > room:
+            break
+        piece.append(name)
+    return piece
 
 
 class Checks:
@@ -265,11 +289,13 @@ class Checks:
     row: one check of two batches costs about what one of one batch does,
     and leaves a stream's next batch room to run first.
 
-    A whole-table check, due every few builds, waits for a moment it fits
-    in (it reads every row: at 10M events it takes longer than a batch
-    interval): until then the batches' own checks go on. One that has waited
-    as many builds again runs at the next check, whatever it holds up; so
-    does one due when the watcher stops."""
+    A whole-table check, due every few builds, runs in pieces (next_piece),
+    each when the folder is quiet and it ends before the next batch is due
+    (it reads every row: at 10M events the whole check takes longer than a
+    batch interval). Each piece checks whole tables as they are then, so it
+    marks no batch checked: the batches' own checks do, and go on meanwhile.
+    What is left of it after as many builds again runs at once, whatever it
+    holds up; a whole-table check due when the watcher stops runs whole."""
 
     def __init__(self, builds: Builds, reader: Callable[[], Any], every: int) -> None:
         self.builds, self.reader, self.every = builds, reader, every
@@ -283,6 +309,8 @@ class Checks:
         self.last_s: float | None = None  # the last check of batches' wall seconds
         self.last_full_s: float | None = None  # the last whole-table check's
         self.full_due_at: int | None = None  # the build a whole-table check fell due at
+        self.sweep: list[str] = []  # its data tests not run yet
+        self.test_s: dict[str, float] = {}  # each data test's seconds, the last time it ran
         if builds.checks_after_models and builds.manifest is not None:
             self.refresh()
 
@@ -296,6 +324,36 @@ class Checks:
     def want_full(self, build: int) -> None:
         if self.full_due_at is None:
             self.full_due_at = build
+            self.sweep = self.builds.data_tests()
+
+    def run_piece(self, room: float) -> bool:
+        """Runs the next piece of the whole-table check due, if one fits in
+        `room` seconds; whether one ran."""
+        piece = next_piece(self.sweep, self.test_s, room, os.cpu_count() or 1)
+        if not piece:
+            return False
+        started = time.monotonic()
+        result = self.builds.build("full", command="test", select=piece)
+        self._timed(result)
+        self.sweep = self.sweep[len(piece) :]
+        print(
+            f"whole-table check: {len(piece)} data tests in {time.monotonic() - started:.1f} s "
+            f"[{tally(result)}]; {len(self.sweep)} to go",
+            flush=True,
+        )
+        if not self.sweep:
+            self.full_due_at = None
+        return True
+
+    def finish_sweep(self) -> None:
+        """What is left of the whole-table check due, at once."""
+        if self.sweep:
+            self.run_piece(math.inf)
+        self.full_due_at = None
+
+    def _timed(self, result: Any) -> None:
+        for node_result in result.result.results:
+            self.test_s[node_result.node.name] = node_result.execution_time
 
     def due(self, cadence: Cadence, models_s: float) -> bool:
         """After a build: `every` batches are pending and their check ends
@@ -338,9 +396,11 @@ class Checks:
             )
             raise
         checked_at = time.time()
-        if scope == "full":
+        self._timed(result)
+        if scope == "full":  # whole tables, every test: any sweep is done too
             self.last_full_s = time.monotonic() - started
             self.full_due_at = None
+            self.sweep = []
         else:
             self.last_s = time.monotonic() - started
         for figures in self.batches:
@@ -389,12 +449,13 @@ def watch(
         landed = landed_files(landing)
         new = state.new_files(landed)
         if not new:
-            # Quiet: check whole tables if that is due and fits, else the
-            # pending batches if their check fits.
-            full = checks.full_due_at is not None and cadence.fits(checks.estimate(True, models_s))
-            if full or (checks.batches and cadence.fits(checks.estimate(False, models_s))):
-                checks.run(state, full=full)
+            # Quiet: check the pending batches if that fits, else run a
+            # piece of a whole-table check due if one fits.
+            if checks.batches and cadence.fits(checks.estimate(False, models_s)):
+                checks.run(state, full=False)
                 checks.refresh()
+            elif checks.sweep and checks.run_piece(cadence.room()):
+                continue  # look at the folder again before the next piece
             time.sleep(poll)
             continue
         time.sleep(settle)
@@ -420,15 +481,15 @@ def watch(
             if full:
                 checks.want_full(number)
             last = stop() or (max_builds is not None and len(done) + 1 >= max_builds)
-            full_now = checks.full_due_at is not None and (
-                last or checks.full_overdue(number, full_checks_every)
-            )
-            if last or full_now or checks.due(cadence, models_s):
-                result, scope = checks.run(state, full_now)
+            overdue = checks.full_overdue(number, full_checks_every)
+            if last or overdue or checks.due(cadence, models_s):
+                result, scope = checks.run(state, full=last and checks.full_due_at is not None)
                 results.append(result)
                 with_checks = batch_figures(results, new, None, lines_after)
                 figures.update({k: with_checks[k] for k in ("seconds", "nodes", "spans")})
                 checked = "of whole tables" if scope == "full" else "of what it wrote"
+            if overdue:
+                checks.finish_sweep()
         else:
             figures["checked_at"] = time.time()
             state.save(landed)
@@ -469,8 +530,8 @@ def main() -> None:
         type=at_least_one,
         default=4,
         metavar="N",
-        help="data tests read whole tables every N builds, when the stream leaves room for "
-        "it (within N more builds whatever it holds up); the others check what they wrote",
+        help="data tests read whole tables every N builds, in pieces that fit between "
+        "batches (what is left after N more builds, at once); the others check what they wrote",
     )
     parser.add_argument(
         "--checks-every",

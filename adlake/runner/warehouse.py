@@ -103,6 +103,7 @@ class Builds:
         callbacks: list | None = None,
         changed_since: dict[str, str] | None = None,
         tests: bool = True,
+        select: list[str] | None = None,
     ):
         """One `dbt build` (or another `command`, such as `run`); dbt's own
         output is kept to warnings and errors (the full log is logs/dbt.log).
@@ -112,7 +113,8 @@ class Builds:
         a profiler's. `changed_since`: for a `dbt test` after builds without
         data tests, each table's latest instant before them (latest_instants):
         its changed-scope tests check what they wrote. `tests=False`: the
-        build without its data tests (seeds, models, snapshots)."""
+        build without its data tests (seeds, models, snapshots). `select`:
+        only these nodes, by name (a share of the data tests)."""
         from dbt.cli.main import dbtRunner
 
         if self.manifest is None:
@@ -129,6 +131,8 @@ class Builds:
             if test_scope == "changed" and command in ("build", "test")
             else []
         )
+        if select:
+            selector = ["--select", *select]
         build_vars = {**self.vars, "lakehouse_test_scope": test_scope}
         if changed_since:
             build_vars["lakehouse_changed_since"] = changed_since
@@ -161,6 +165,15 @@ class Builds:
             for node in self.manifest.nodes.values()
             if node.resource_type == "model"
             and node.config.materialized in ("incremental", "table")
+        )
+
+    def data_tests(self) -> list[str]:
+        """The name of each data test of the project (parsed by the first
+        build), in a stable order: what a whole-table check runs."""
+        if self.manifest is None:
+            return []
+        return sorted(
+            node.name for node in self.manifest.nodes.values() if node.resource_type == "test"
         )
 
     def compact_scheduled(self) -> float:

@@ -1,11 +1,11 @@
 """Continuous mode's Cadence: an idle check starts only when it ends before
 the next batch is due, or when the stream has paused; and its Checks: a
-whole-table check waits for room, within bounds."""
+whole-table check runs in pieces that fit, within bounds."""
 
 import time
 from types import SimpleNamespace
 
-from adlake.runner.continuous import Cadence, Checks
+from adlake.runner.continuous import Cadence, Checks, next_piece
 
 
 def landed_ago(*seconds_ago: float) -> Cadence:
@@ -48,18 +48,28 @@ def test_before_two_landings_a_check_waits_for_as_long_a_quiet_folder():
 
 
 class RecordedChecks:
-    """What Checks asks of Builds, recorded: the scope of each `dbt test`
-    (the scheduling is this project's; dbt itself is not claimed here)."""
+    """What Checks asks of Builds, recorded: the scope and the tests of each
+    `dbt test` (the scheduling is this project's; dbt itself is not claimed
+    here). Each test takes 2 s."""
 
     checks_after_models = True
     manifest = None
+    TESTS = ["t1", "t2", "t3", "t4", "t5", "t6"]
 
     def __init__(self) -> None:
-        self.scopes: list[str] = []
+        self.runs: list[tuple[str, list[str] | None]] = []
 
-    def build(self, scope, command, changed_since=None):
-        self.scopes.append(scope)
-        return SimpleNamespace(result=SimpleNamespace(results=[]))
+    def data_tests(self) -> list[str]:
+        return list(self.TESTS)
+
+    def build(self, scope, command, changed_since=None, select=None):
+        self.runs.append((scope, select))
+        ran = select or self.TESTS
+        results = [
+            SimpleNamespace(node=SimpleNamespace(name=n), execution_time=2.0, status="pass")
+            for n in ran
+        ]
+        return SimpleNamespace(result=SimpleNamespace(results=results))
 
 
 class NoState:
@@ -74,18 +84,42 @@ def checks_with_since() -> tuple[Checks, RecordedChecks]:
     return checks, builds
 
 
-def test_a_due_whole_table_check_waits_while_batches_are_checked_by_what_they_wrote():
+def test_a_whole_table_check_runs_in_pieces_that_fit_while_batches_are_checked_by_what_they_wrote(
+    monkeypatch,
+):
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
     checks, builds = checks_with_since()
     checks.want_full(4)
-    assert not checks.full_overdue(5, every=4) and not checks.full_overdue(7, every=4)
-    # The batches' own check runs meanwhile; the whole-table one stays due.
+    assert checks.sweep == RecordedChecks.TESTS
+    # The batches' own check runs meanwhile, and times the tests it ran.
     checks.add({"number": 5}, {})
     checks.run(NoState(), full=False)
-    assert builds.scopes == ["changed"] and checks.full_due_at == 4
-    # Once it has waited as many builds again, it is overdue; run, it is done.
-    assert checks.full_overdue(8, every=4)
+    assert builds.runs == [("changed", None)] and checks.full_due_at == 4
+    # 2 s a test on 2 cores: 1 s each. 2.5 s of room takes two tests; 0.5 s none.
+    assert checks.run_piece(2.5) and builds.runs[-1] == ("full", ["t1", "t2"])
+    assert not checks.run_piece(0.5) and len(builds.runs) == 2
+    assert not checks.full_overdue(7, every=4) and checks.full_overdue(8, every=4)
+    # Overdue: the rest at once; the whole-table check is then done.
+    checks.finish_sweep()
+    assert builds.runs[-1] == ("full", ["t3", "t4", "t5", "t6"])
+    assert checks.full_due_at is None and checks.sweep == []
+
+
+def test_a_piece_takes_the_tests_that_fit_by_their_last_times():
+    seconds = {"a": 4.0, "b": 2.0}
+    assert next_piece(["a", "b", "c"], seconds, room=2.5, cores=2) == ["a"]
+    # "c" was never timed: it counts as the mean of the others, 3 s.
+    assert next_piece(["a", "b", "c"], seconds, room=4.5, cores=2) == ["a", "b", "c"]
+    assert next_piece(["a", "b"], seconds, room=1.5, cores=2) == []
+    assert next_piece(["x"], {}, room=0.5, cores=1) == []  # 1 s before any timing
+
+
+def test_a_whole_table_check_of_everything_also_ends_one_in_pieces():
+    checks, builds = checks_with_since()
+    checks.want_full(4)
     checks.run(NoState(), full=True)
-    assert builds.scopes == ["changed", "full"] and checks.full_due_at is None
+    assert builds.runs == [("full", None)]
+    assert checks.full_due_at is None and checks.sweep == []
 
 
 def test_a_check_estimates_from_the_last_of_its_kind_else_from_the_models():

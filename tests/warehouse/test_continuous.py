@@ -3,7 +3,9 @@ a restart builds only what landed since the last completed build."""
 
 from __future__ import annotations
 
+import re
 import signal
+import time
 
 import pytest
 
@@ -22,7 +24,7 @@ def builds_for(house) -> Builds:
 def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(
     warehouse_factory, tmp_path, capsys
 ):
-    house = warehouse_factory("cont", seed=5, events=600, batches=3, accounts=30)
+    house = warehouse_factory("cont", seed=5, events=800, batches=4, accounts=30)
     state_file = tmp_path / "continuous_state.json"
 
     def run_watcher(builds=None, **kwargs):
@@ -92,6 +94,39 @@ def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(
     assert "tests" not in second["seconds"] and third["seconds"]["tests"] > 0
     out = capsys.readouterr().out
     assert "batches 1, 2: checked (what they wrote)" in out
+
+    # A whole-table check falls due (here at every build): it runs in pieces
+    # while the folder is quiet, each a share of the data tests, until every
+    # test has run once; the batch's own check (what it wrote) goes on
+    # beside it. The watcher stops once the last piece ran.
+    house.land(4)
+    printed = []
+    deadline = time.monotonic() + 900
+
+    def swept() -> bool:
+        printed.append(capsys.readouterr().out)
+        return "; 0 to go" in "".join(printed) or time.monotonic() > deadline
+
+    builds = builds_for(house)
+    builds.manifest = parsed_manifest
+    [fourth] = run_watcher(builds, full_checks_every=1, stop=swept)
+    out = "".join(printed) + capsys.readouterr().out
+    pieces = re.findall(
+        r"whole-table check: (\d+) data tests in \S+ s \[([^]]*)\]; (\d+) to go", out
+    )
+    assert len(pieces) >= 2, out
+    data_tests = builds.data_tests()
+    assert sum(int(ran) for ran, _, _ in pieces) == len(data_tests) > 20
+    assert [int(left) for _, _, left in pieces] == sorted(
+        (int(left) for _, _, left in pieces), reverse=True
+    )
+    assert all(set(re.findall(r"\d+ (\w+)", tally)) == {"pass"} for _, tally, _ in pieces)
+    # Batch 4 (this watcher's first) was checked by its own check, of what it
+    # wrote: the pieces mark no batch checked.
+    assert "batches 1: checked (what they wrote)" in out
+    assert fourth["lines_total"]["landed"] == house.scalar(
+        "select count(*) from {s}_ods.ods_billing_events_raw"
+    )
 
 
 def test_a_second_ctrl_c_stops_at_once():
