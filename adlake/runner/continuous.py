@@ -22,9 +22,10 @@ after twice that many, whatever it holds up; when nothing new has landed and
 the check fits; and when the watcher stops. A process's first check reads
 whole tables; so does one every 4th build, in pieces, each in a quiet moment
 it fits in (Checks: what is left of it after 4 more builds runs at once, and
-a whole-table check due when the watcher stops runs whole). On two cores a check costs about what the models of a batch cost,
-and mostly per test, not per row: checking two batches at once leaves a
-steady stream's next batch the room to run its models as soon as it lands.
+a whole-table check due when the watcher stops runs whole). On two cores a
+check costs about what the models of a batch cost, and mostly per test, not
+per row: checking two batches at once leaves a steady stream's next batch
+the room to run its models as soon as it lands.
 
 So ADS holds a batch's figures before its checks end: a dashboard can show
 figures that are not checked yet, for one to four batch intervals with the
@@ -227,8 +228,10 @@ class Cadence:
     typical gap (the median of the last few) after the last; half a gap past
     that moment with nothing new, the stream has paused and anything fits.
     Before two landings there is no gap to go by: a check starts once the
-    folder has stayed quiet, since the last build ended, for as long as the
-    check should take (a stream faster than that lands its next batch first)."""
+    folder has stayed quiet, since the last build ended, for twice as long as
+    the check should take (a stream faster than that lands its next batch
+    first). Waiting only as long as the check started the first check of a
+    1M stream as its second batch landed, which then waited 19 s for it."""
 
     KEPT = 5  # landings whose gaps make the typical gap
 
@@ -250,7 +253,7 @@ class Cadence:
         the next landing is due (infinite once that landing is overdue)."""
         now = time.time()
         if len(self.landings) < 2:
-            return now - self.quiet_since
+            return (now - self.quiet_since) / 2
         gaps = sorted(b - a for a, b in zip(self.landings, self.landings[1:], strict=False))
         gap = gaps[len(gaps) // 2]
         due = self.landings[-1] + gap

@@ -39,12 +39,12 @@ def test_the_typical_gap_is_the_median_so_one_late_batch_does_not_move_it():
     assert cadence.fits(29) and not cadence.fits(31)
 
 
-def test_before_two_landings_a_check_waits_for_as_long_a_quiet_folder():
+def test_before_two_landings_a_check_waits_for_twice_as_long_a_quiet_folder():
     # No gap to go by: the check starts once the folder has been quiet, since
-    # the last build ended, for as long as the check should take.
+    # the last build ended, for twice as long as the check should take.
     cadence = landed_ago(30)
     cadence.quiet_since = time.time() - 20
-    assert cadence.fits(15) and not cadence.fits(25)
+    assert cadence.fits(9) and not cadence.fits(11)
 
 
 class RecordedChecks:
