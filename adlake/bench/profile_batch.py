@@ -247,9 +247,8 @@ def report(profiles: list[NodeProfile], parse_s: float, build_s: float, top: int
     print("\nwhen each model ran, seconds from the build's first node (its critical path):")
     first = min((m.execute_window[0] for m in models), default=0.0)
     for model in sorted(models, key=lambda m: m.execute_window):
-        print(
-            f"  {model.execute_window[0] - first:6.1f} -> {model.execute_window[1] - first:6.1f}  {model.name}"
-        )
+        start, end = (at - first for at in model.execute_window)
+        print(f"  {start:6.1f} -> {end:6.1f}  {model.name}")
     print(f"\ntop {top} data tests (all {len(tests)}: {sum(t.execute_s for t in tests):.1f} s):")
     for test in sorted(tests, key=lambda t: -t.execute_s)[:top]:
         print(f"  {test.execute_s:6.1f} s  {test.name}")

@@ -65,7 +65,8 @@ import os
 import signal
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC
 from pathlib import Path
 from typing import Any
@@ -336,7 +337,8 @@ class Checks:
         if not piece:
             return False
         started = time.monotonic()
-        result = self.builds.build("full", command="test", select=piece)
+        with self._stops_on_failure("whole-table check: a piece of"):
+            result = self.builds.build("full", command="test", select=piece)
         self._timed(result)
         self.sweep = self.sweep[len(piece) :]
         print(
@@ -353,6 +355,23 @@ class Checks:
         if self.sweep:
             self.run_piece(math.inf)
         self.full_due_at = None
+
+    @contextmanager
+    def _stops_on_failure(self, what: str) -> Iterator[None]:
+        """A failing check stops the watcher (Builds exits): say what that
+        leaves. `what` begins the sentence, before "checks failed"."""
+        try:
+            yield
+        except SystemExit:
+            pending = ", ".join(str(f["number"]) for f in self.batches) or "none"
+            print(
+                f"{what} checks failed (see dbt.log): the watcher stops. The batches not "
+                f"checked yet ({pending}) stay unrecorded: after the fix, the next start runs "
+                "them again (their files are in already; nothing is ingested twice) and checks "
+                "whole tables.",
+                flush=True,
+            )
+            raise
 
     def _timed(self, result: Any) -> None:
         for node_result in result.result.results:
@@ -385,19 +404,10 @@ class Checks:
         scope = "full" if full or not self.since else "changed"
         numbers = ", ".join(str(f["number"]) for f in self.batches) or "(none new)"
         started = time.monotonic()
-        try:
+        with self._stops_on_failure(f"batches {numbers}: their figures are in ADS, but their"):
             result = self.builds.build(
                 scope, command="test", changed_since=self.since if scope == "changed" else None
             )
-        except SystemExit:
-            print(
-                f"batches {numbers}: their figures are in ADS, but their checks failed (see "
-                "dbt.log): the watcher stops. They stay unrecorded: after the fix, the next start "
-                "runs them again (their files are in already; nothing is ingested twice) and "
-                "checks whole tables.",
-                flush=True,
-            )
-            raise
         checked_at = time.time()
         self._timed(result)
         if scope == "full":  # whole tables, every test: any sweep is done too

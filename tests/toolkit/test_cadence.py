@@ -2,8 +2,11 @@
 the next batch is due, or when the stream has paused; and its Checks: a
 whole-table check runs in pieces that fit, within bounds."""
 
+import math
 import time
 from types import SimpleNamespace
+
+import pytest
 
 from adlake.runner.continuous import Cadence, Checks, next_piece
 
@@ -147,3 +150,19 @@ def test_pending_batches_are_checked_when_the_check_fits_else_at_twice_as_many()
     checks.add({"number": 3}, {})
     checks.add({"number": 4}, {})
     assert checks.due(cadence, models_s=30)  # four: whatever it holds up
+
+
+def test_a_failing_piece_of_a_whole_table_check_stops_the_watcher_and_says_why(capsys):
+    checks, builds = checks_with_since()
+
+    def fails(*args, **kwargs):
+        raise SystemExit("dbt test failed")
+
+    builds.build = fails
+    checks.add({"number": 7}, {})
+    checks.want_full(7)
+    with pytest.raises(SystemExit):
+        checks.run_piece(math.inf)
+    out = capsys.readouterr().out
+    assert "whole-table check: a piece of checks failed" in out
+    assert "The batches not checked yet (7) stay unrecorded" in out
