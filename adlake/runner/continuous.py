@@ -268,20 +268,22 @@ class Cadence:
 
 def next_piece(
     remaining: list[str], seconds: dict[str, float], room: float, cores: int
-) -> list[str]:
-    """The data tests of a whole-table check to run now: as many of
-    `remaining`, in order, as fit in `room` seconds by their last times
-    (each test's seconds spread over `cores`; one never timed counts as the
-    mean of those that were, 1 s before any); none if the first does not."""
+) -> tuple[list[str], float]:
+    """The data tests of a whole-table check to run now, and the seconds they
+    should take: as many of `remaining`, in order, as fit in `room` seconds by
+    their last times (each test's seconds spread over `cores`; one never timed
+    counts as the mean of those that were, 1 s before any); none if the first
+    does not."""
     default = sum(seconds.values()) / len(seconds) if seconds else 1.0
     piece: list[str] = []
     used = 0.0
     for name in remaining:
-        used += seconds.get(name, default) / cores
-        if used > room:
+        took = seconds.get(name, default) / cores
+        if used + took > room:
             break
         piece.append(name)
-    return piece
+        used += took
+    return piece, used
 
 
 class Checks:
@@ -299,7 +301,9 @@ class Checks:
     batch interval). Each piece checks whole tables as they are then, so it
     marks no batch checked: the batches' own checks do, and go on meanwhile.
     What is left of it after as many builds again runs at once, whatever it
-    holds up; a whole-table check due when the watcher stops runs whole."""
+    holds up, but not in a build that already ran a check of batches (one
+    such stall a build, not two back to back: the next build runs it); a
+    whole-table check due when the watcher stops runs whole."""
 
     def __init__(self, builds: Builds, reader: Callable[[], Any], every: int) -> None:
         self.builds, self.reader, self.every = builds, reader, every
@@ -315,6 +319,12 @@ class Checks:
         self.full_due_at: int | None = None  # the build a whole-table check fell due at
         self.sweep: list[str] = []  # its data tests not run yet
         self.test_s: dict[str, float] = {}  # each data test's seconds, the last time it ran
+        self.whole_test_s: dict[str, float] = {}  # ... the last time it read whole tables
+        # The last piece's seconds over what its tests' times predicted
+        # (1 to 2): a test's time from a check of batches, before it has read
+        # whole tables, is short of a piece's, and a piece has dbt's start on
+        # top; capped, as a piece of a few short tests is mostly that start.
+        self.piece_scale = 1.0
         if builds.checks_after_models and builds.manifest is not None:
             self.refresh()
 
@@ -333,16 +343,23 @@ class Checks:
     def run_piece(self, room: float) -> bool:
         """Runs the next piece of the whole-table check due, if one fits in
         `room` seconds; whether one ran."""
-        piece = next_piece(self.sweep, self.test_s, room, os.cpu_count() or 1)
+        seconds = {**self.test_s, **self.whole_test_s}
+        piece, expected = next_piece(
+            self.sweep, seconds, room / self.piece_scale, os.cpu_count() or 1
+        )
         if not piece:
             return False
         started = time.monotonic()
         with self._stops_on_failure("whole-table check: a piece of"):
             result = self.builds.build("full", command="test", select=piece)
-        self._timed(result)
+        took = time.monotonic() - started
+        self._timed(result, whole=True)
+        predicted = expected * self.piece_scale
+        self.piece_scale = min(max(took / expected, 1.0), 2.0) if expected > 0 else 1.0
         self.sweep = self.sweep[len(piece) :]
         print(
-            f"whole-table check: {len(piece)} data tests in {time.monotonic() - started:.1f} s "
+            f"whole-table check: {len(piece)} data tests in {took:.1f} s "
+            f"(expected {predicted:.1f} s) "
             f"[{tally(result)}]; {len(self.sweep)} to go",
             flush=True,
         )
@@ -373,9 +390,10 @@ class Checks:
             )
             raise
 
-    def _timed(self, result: Any) -> None:
+    def _timed(self, result: Any, whole: bool) -> None:
+        times = self.whole_test_s if whole else self.test_s
         for node_result in result.result.results:
-            self.test_s[node_result.node.name] = node_result.execution_time
+            times[node_result.node.name] = node_result.execution_time
 
     def due(self, cadence: Cadence, models_s: float) -> bool:
         """After a build: `every` batches are pending and their check ends
@@ -389,6 +407,13 @@ class Checks:
 
     def full_overdue(self, build: int, every: int) -> bool:
         return self.full_due_at is not None and build - self.full_due_at >= every
+
+    def finish_if_overdue(self, build: int, every: int, checked_batches: bool) -> None:
+        """After `build`: what is left of a whole-table check due `every`
+        builds ago runs now, unless this build checked its batches; then
+        after the next build, so that no batch waits for both."""
+        if self.full_overdue(build, every + (1 if checked_batches else 0)):
+            self.finish_sweep()
 
     def estimate(self, full: bool, models_s: float) -> float:
         """A check's expected seconds: the last of its kind; before any, a
@@ -409,7 +434,7 @@ class Checks:
                 scope, command="test", changed_since=self.since if scope == "changed" else None
             )
         checked_at = time.time()
-        self._timed(result)
+        self._timed(result, whole=scope == "full")
         if scope == "full":  # whole tables, every test: any sweep is done too
             self.last_full_s = time.monotonic() - started
             self.full_due_at = None
@@ -494,15 +519,14 @@ def watch(
             if full:
                 checks.want_full(number)
             last = stop() or (max_builds is not None and len(done) + 1 >= max_builds)
-            overdue = checks.full_overdue(number, full_checks_every)
-            if last or overdue or checks.due(cadence, models_s):
+            checks_now = last or checks.due(cadence, models_s)
+            if checks_now:
                 result, scope = checks.run(state, full=last and checks.full_due_at is not None)
                 results.append(result)
                 with_checks = batch_figures(results, new, None, lines_after)
                 figures.update({k: with_checks[k] for k in ("seconds", "nodes", "spans")})
                 checked = "of whole tables" if scope == "full" else "of what it wrote"
-            if overdue:
-                checks.finish_sweep()
+            checks.finish_if_overdue(number, full_checks_every, checked_batches=checks_now)
         else:
             figures["checked_at"] = time.time()
             state.save(landed)

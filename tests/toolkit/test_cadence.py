@@ -61,6 +61,8 @@ class RecordedChecks:
 
     def __init__(self) -> None:
         self.runs: list[tuple[str, list[str] | None]] = []
+        self.now = 0.0  # the clock Checks reads (monotonic seconds)
+        self.wall_per_test = 0.0  # how far one test's run moves it
 
     def data_tests(self) -> list[str]:
         return list(self.TESTS)
@@ -68,6 +70,7 @@ class RecordedChecks:
     def build(self, scope, command, changed_since=None, select=None):
         self.runs.append((scope, select))
         ran = select or self.TESTS
+        self.now += self.wall_per_test * len(ran)
         results = [
             SimpleNamespace(node=SimpleNamespace(name=n), execution_time=2.0, status="pass")
             for n in ran
@@ -110,11 +113,52 @@ def test_a_whole_table_check_runs_in_pieces_that_fit_while_batches_are_checked_b
 
 def test_a_piece_takes_the_tests_that_fit_by_their_last_times():
     seconds = {"a": 4.0, "b": 2.0}
-    assert next_piece(["a", "b", "c"], seconds, room=2.5, cores=2) == ["a"]
+    assert next_piece(["a", "b", "c"], seconds, room=2.5, cores=2) == (["a"], 2.0)
     # "c" was never timed: it counts as the mean of the others, 3 s.
-    assert next_piece(["a", "b", "c"], seconds, room=4.5, cores=2) == ["a", "b", "c"]
-    assert next_piece(["a", "b"], seconds, room=1.5, cores=2) == []
-    assert next_piece(["x"], {}, room=0.5, cores=1) == []  # 1 s before any timing
+    assert next_piece(["a", "b", "c"], seconds, room=4.5, cores=2) == (["a", "b", "c"], 4.5)
+    assert next_piece(["a", "b"], seconds, room=1.5, cores=2) == ([], 0.0)
+    assert next_piece(["x"], {}, room=0.5, cores=1) == ([], 0.0)  # 1 s before any timing
+
+
+def test_a_piece_that_ran_longer_than_its_tests_times_said_shrinks_the_next(monkeypatch):
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    checks, builds = checks_with_since()
+    monkeypatch.setattr(
+        "adlake.runner.continuous.time",
+        SimpleNamespace(monotonic=lambda: builds.now, time=time.time, sleep=time.sleep),
+    )
+    checks.want_full(4)
+    # The batches' check timed each test at 2 s (1 s on 2 cores); read whole,
+    # a test takes 1.5 s of the piece's wall time.
+    checks.add({"number": 5}, {})
+    checks.run(NoState(), full=False)
+    builds.wall_per_test = 1.5
+    assert checks.run_piece(2.5) and builds.runs[-1] == ("full", ["t1", "t2"])
+    assert checks.piece_scale == 1.5
+    # 4 s of room takes four tests by their times; at 1.5x, two.
+    assert checks.run_piece(4.0) and builds.runs[-1] == ("full", ["t3", "t4"])
+    # Never more than twice: a piece of a few short tests is mostly dbt's start.
+    builds.wall_per_test = 10.0
+    assert checks.run_piece(math.inf) and checks.piece_scale == 2.0
+
+
+def test_an_overdue_whole_table_check_waits_one_build_when_that_build_checked_its_batches():
+    checks, builds = checks_with_since()
+    checks.want_full(4)
+    # Build 8 checked its batches: what is left waits for build 9.
+    checks.finish_if_overdue(8, every=4, checked_batches=True)
+    assert builds.runs == [] and checks.full_due_at == 4
+    checks.finish_if_overdue(9, every=4, checked_batches=True)
+    assert builds.runs == [("full", RecordedChecks.TESTS)] and checks.full_due_at is None
+
+
+def test_an_overdue_whole_table_check_runs_at_once_after_a_build_that_checked_nothing():
+    checks, builds = checks_with_since()
+    checks.want_full(4)
+    checks.finish_if_overdue(7, every=4, checked_batches=False)
+    assert builds.runs == []  # not overdue yet
+    checks.finish_if_overdue(8, every=4, checked_batches=False)
+    assert builds.runs == [("full", RecordedChecks.TESTS)] and checks.full_due_at is None
 
 
 def test_a_whole_table_check_of_everything_also_ends_one_in_pieces():

@@ -112,7 +112,8 @@ def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(
     [fourth] = run_watcher(builds, full_checks_every=1, stop=swept)
     out = "".join(printed) + capsys.readouterr().out
     pieces = re.findall(
-        r"whole-table check: (\d+) data tests in \S+ s \[([^]]*)\]; (\d+) to go", out
+        r"whole-table check: (\d+) data tests in \S+ s \(expected \S+ s\) \[([^]]*)\]; (\d+) to go",
+        out,
     )
     assert len(pieces) >= 2, out
     data_tests = builds.data_tests()
