@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export DBT_PROFILES_DIR := $(CURDIR)/profiles
 
-.PHONY: setup setup-tests run test lint unit functional bench clean
+.PHONY: setup setup-tests run test test-quick lint unit functional bench clean
 
 # What `make run` needs: .venv and the Hudi bundle (in .cache/jars), installed
 # by the script; the machine needs only Python 3.11 and Java 17. No root.
@@ -38,6 +38,17 @@ unit: setup
 # go first (tests/conftest.py, LONGEST_FIRST).
 test: setup-tests lint
 	$(BIN)/pytest tests -q -rfE -n 2 --dist loadfile --no-loadscope-reorder --durations=60
+
+# The inner loop, in about two minutes: the linters, the tests that need no
+# Spark (the adapter's unit tests, continuous mode's scheduling, the
+# generator, landing, the bench report and profiler), and one dbt project
+# built on the embedded Spark with the Hudi bundle (dbt's simple
+# materializations). Needs only `make setup`; `make test` runs all of it.
+QUICK_TESTS := tests/adapter/unit tests/toolkit/test_cadence.py tests/toolkit/test_generator.py \
+	tests/toolkit/test_landing.py tests/toolkit/test_bench_report.py tests/toolkit/test_profile_batch.py \
+	tests/adapter/dbt_suite/test_basic.py::TestSimpleMaterializations
+test-quick: setup lint
+	$(BIN)/pytest $(QUICK_TESTS) -q -rfE
 
 # Every benchmark against its alternative, then BENCHMARKS.md and its plots
 # (adlake.bench.suite); `make bench SCALE=large` measures ten times the data.
