@@ -18,13 +18,13 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.utils.executor import executor
 
 from dbt.adapters.lakehouse import (
-    catalog,
     compaction_order,
     concurrency,
+    data_test_scope,
+    docs_catalog,
     recovery,
     session_settings,
     strategies,
-    test_scope,
 )
 from dbt.adapters.lakehouse.change_reads import ChangeRead, ChangeReadPlanner
 from dbt.adapters.lakehouse.change_reads import sql as change_read_sql
@@ -73,7 +73,7 @@ class LakehouseAdapter(SparkAdapter):
         # What each table model with skip_unchanged is built from (unchanged_builds).
         self._builds = BuildRecords(self._lake)
         # Per table this invocation wrote, its latest commit before the write,
-        # for data tests scoped to what changed (test_scope).
+        # for data tests scoped to what changed (data_test_scope).
         self._written = WrittenTables(self._lake, self._changed_since)
         # Incremental models whose SQL said, as it compiled, that it has
         # nothing new to read (lake_nothing_to_read).
@@ -85,10 +85,10 @@ class LakehouseAdapter(SparkAdapter):
         """The var lakehouse_changed_since from the command line: a `dbt test`
         told which tables an earlier `dbt run` wrote (written_tables)."""
         cli_vars = getattr(self.config, "cli_vars", None) or {}
-        value = cli_vars.get(test_scope.CHANGED_SINCE_VAR) or {}
+        value = cli_vars.get(data_test_scope.CHANGED_SINCE_VAR) or {}
         if not isinstance(value, dict):
             raise DbtRuntimeError(
-                f"var {test_scope.CHANGED_SINCE_VAR} is {value!r}: give a mapping of "
+                f"var {data_test_scope.CHANGED_SINCE_VAR} is {value!r}: give a mapping of "
                 "schema.table to the table's latest instant before the run whose writes the "
                 "tests check, e.g. --vars '{lakehouse_changed_since: {adlake_dwd.events: "
                 '"20261127080000000"}}\''
@@ -111,7 +111,7 @@ class LakehouseAdapter(SparkAdapter):
     def type(cls) -> str:
         return "lakehouse"
 
-    # --- dbt docs' catalog (catalog.py) ----------------------------------------
+    # --- dbt docs' catalog (docs_catalog.py) ----------------------------------------
 
     def get_filtered_catalog(  # type: ignore[no-untyped-def]
         self, relation_configs, used_schemas, relations=None
@@ -119,7 +119,7 @@ class LakehouseAdapter(SparkAdapter):
         """The catalog of the project's own relations (of those selected, when
         dbt passes `relations`); never a listing of whole schemas, whatever
         their size."""
-        wanted = catalog.wanted_relations(
+        wanted = docs_catalog.wanted_relations(
             relation_configs, lambda node: self.Relation.create_from(self.config, node)
         )
         if relations is not None:
@@ -132,15 +132,15 @@ class LakehouseAdapter(SparkAdapter):
     ) -> tuple[agate.Table, list[Exception]]:
         return self.get_filtered_catalog(relation_configs, used_schemas)
 
-    def _catalog_of(self, wanted: list[catalog.Wanted]) -> tuple[agate.Table, list[Exception]]:
-        described: dict[str, catalog.Described] = {}
+    def _catalog_of(self, wanted: list[docs_catalog.Wanted]) -> tuple[agate.Table, list[Exception]]:
+        described: dict[str, docs_catalog.Described] = {}
         exceptions: list[Exception] = []
         with executor(self.config) as pool:
             futures = [
                 pool.submit_connected(  # type: ignore[no-untyped-call]
                     self, f"catalog_{schema}", self._catalog_schema, schema, relations
                 )
-                for schema, relations in catalog.by_schema(wanted).items()
+                for schema, relations in docs_catalog.by_schema(wanted).items()
             ]
             for future in futures:
                 exc = future.exception()
@@ -151,15 +151,15 @@ class LakehouseAdapter(SparkAdapter):
                     exceptions.append(exc)
                 else:
                     raise exc
-        catalog.add_consumer_stats(described)
-        return catalog.as_table(
+        docs_catalog.add_consumer_stats(described)
+        return docs_catalog.as_table(
             [row for facts in described.values() for row in facts.rows]
         ), exceptions
 
     def _catalog_schema(
-        self, schema: str, relations: list[catalog.Wanted]
-    ) -> list[tuple[catalog.Wanted, catalog.Described]]:
-        return catalog.CatalogReader(self._rows, self._lake).schema(schema, relations)
+        self, schema: str, relations: list[docs_catalog.Wanted]
+    ) -> list[tuple[docs_catalog.Wanted, docs_catalog.Described]]:
+        return docs_catalog.CatalogReader(self._rows, self._lake).schema(schema, relations)
 
     def valid_incremental_strategies(self) -> list[str]:
         return list(strategies.STRATEGIES)
@@ -472,7 +472,7 @@ class LakehouseAdapter(SparkAdapter):
         self._nothing_to_read.add(model["unique_id"])
         return ""
 
-    # --- data tests scoped to what this invocation wrote (test_scope) ---------
+    # --- data tests scoped to what this invocation wrote (data_test_scope) ---------
 
     @available
     def note_write_start(
@@ -480,7 +480,7 @@ class LakehouseAdapter(SparkAdapter):
     ) -> str:
         """Before a model writes, when data tests are scoped to what changed:
         remember the table's latest commit (written_tables)."""
-        if test_scope.check_mode(scope_mode, relation.identifier or "") == "changed":
+        if data_test_scope.check_mode(scope_mode, relation.identifier or "") == "changed":
             created = existing is None or existing.is_view
             self._written.note_start(_name(relation).lower(), created)
         return ""

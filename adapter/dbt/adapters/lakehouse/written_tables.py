@@ -1,5 +1,5 @@
 """Which tables this invocation wrote, and since which commit: what data tests
-scoped to the changes read (test_scope.py says how a test is scoped; this
+scoped to the changes read (data_test_scope.py says how a test is scoped; this
 module decides whether it is, from what was written).
 
 Before a model writes, its table's latest commit is noted; when a test of it
@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from dbt.adapters.lakehouse import test_scope
+from dbt.adapters.lakehouse import data_test_scope
 from dbt.adapters.lakehouse.change_reads.planner import returns_lost_writes
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 
@@ -37,7 +37,7 @@ class WrittenTables:
         self._earlier = earlier
         # Per table (schema.table, lower case): its latest commit before this
         # invocation wrote it; None when the write created it.
-        self._since: dict[str, test_scope.Since | None] = {}
+        self._since: dict[str, data_test_scope.Since | None] = {}
         self._partitions_read: set[str] = set()
 
     def note_start(self, table: str, created: bool) -> None:
@@ -46,9 +46,11 @@ class WrittenTables:
         if table in self._since:
             return
         latest = None if created else self._metadata.latest_commit_if_hudi(table)
-        self._since[table] = test_scope.Since(latest.instant, latest.completed) if latest else None
+        self._since[table] = (
+            data_test_scope.Since(latest.instant, latest.completed) if latest else None
+        )
 
-    def written_after(self, table: str) -> test_scope.Since | None:
+    def written_after(self, table: str) -> data_test_scope.Since | None:
         """The table's commit before this invocation wrote it (None: not
         written, or created by it), with the partitions its later commits wrote."""
         if table not in self._since:
@@ -72,7 +74,7 @@ class WrittenTables:
                 for instant in later
                 for path in self._metadata.commit_partitions(table, instant)
             ]
-            written = test_scope.partitions_predicate(paths)
+            written = data_test_scope.partitions_predicate(paths)
             if written:
                 since = dataclasses.replace(
                     since, partition_columns=written[0], partitions=written[1]
@@ -85,7 +87,7 @@ class WrittenTables:
         self._partitions_read.add(table)
         return since
 
-    def _since_earlier_run(self, table: str) -> test_scope.Since | None:
+    def _since_earlier_run(self, table: str) -> data_test_scope.Since | None:
         """The table's Since from lakehouse_changed_since, or None (checked
         whole) when it is not listed or not a Hudi table."""
         listed = {str(k).lower(): str(v) for k, v in (self._earlier() or {}).items()}
@@ -108,7 +110,7 @@ class WrittenTables:
         completed = [
             str(c["state_transition_time"]) for c in commits if str(c["commit_time"]) <= instant
         ]
-        return test_scope.Since(instant, max(completed, default=instant))
+        return data_test_scope.Since(instant, max(completed, default=instant))
 
     # --- what a data test reads ------------------------------------------------
 
@@ -129,16 +131,16 @@ class WrittenTables:
         upstream's writes; `relation_of` names a node's relation."""
         if scope_mode == "full":  # the default: no look at the node
             return None
-        if test_scope.check_mode(scope_mode, test_node.get("name", "")) != "changed":
+        if data_test_scope.check_mode(scope_mode, test_node.get("name", "")) != "changed":
             return None
         config = test_node.get("config") or {}
-        kind = test_scope.test_kind(test_node.get("test_metadata"), config.get("meta"))
+        kind = data_test_scope.test_kind(test_node.get("test_metadata"), config.get("meta"))
         if kind is None:
             return None
         since = self.written_after(relation.lower())
         if since:
-            return test_scope.scoped_relation(relation, kind, since, where)
-        follows = test_scope.rows_from(tested, nodes) if tested else None
+            return data_test_scope.scoped_relation(relation, kind, since, where)
+        follows = data_test_scope.rows_from(tested, nodes) if tested else None
         if follows is None:
             return None
         upstream, key, partition_by = follows
@@ -146,7 +148,7 @@ class WrittenTables:
         since = self.written_after(upstream_relation.lower())
         if not since:
             return None
-        return test_scope.rows_from_relation(
+        return data_test_scope.rows_from_relation(
             relation, upstream_relation, key, since, where, partition_by
         )
 
@@ -159,7 +161,7 @@ class WrittenTables:
         checked whole (not written by this invocation, created by it, or a query)."""
         if (
             scope_mode == "full"
-            or test_scope.check_mode(scope_mode, "changed_values_sql") != "changed"
+            or data_test_scope.check_mode(scope_mode, "changed_values_sql") != "changed"
         ):
             return None
         written = []
@@ -170,4 +172,4 @@ class WrittenTables:
             if not since:
                 return None
             written.append((relation, since))
-        return test_scope.changed_values_sql(written, columns)
+        return data_test_scope.changed_values_sql(written, columns)

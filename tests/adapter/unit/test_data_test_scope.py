@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.lakehouse import test_scope
+from dbt.adapters.lakehouse import data_test_scope
 
 
 @pytest.mark.parametrize(
@@ -29,28 +29,30 @@ from dbt.adapters.lakehouse import test_scope
     ],
 )
 def test_a_generic_test_is_scoped_by_its_kind(name, kwargs, kind):
-    assert test_scope.test_kind({"name": name, "kwargs": kwargs}, {}) == kind
+    assert data_test_scope.test_kind({"name": name, "kwargs": kwargs}, {}) == kind
 
 
 def test_a_singular_test_is_checked_whole():
-    assert test_scope.test_kind(None, {}) is None
+    assert data_test_scope.test_kind(None, {}) is None
 
 
 def test_a_test_opts_in_or_out_in_its_meta():
-    assert test_scope.test_kind(
+    assert data_test_scope.test_kind(
         {"name": "my_range_check", "kwargs": {}}, {"lakehouse_test_scope": "rows"}
     ) == ("rows", [])
     assert (
-        test_scope.test_kind({"name": "not_null", "kwargs": {}}, {"lakehouse_test_scope": "full"})
+        data_test_scope.test_kind(
+            {"name": "not_null", "kwargs": {}}, {"lakehouse_test_scope": "full"}
+        )
         is None
     )
 
 
-SINCE = test_scope.Since(instant="20261124101010123", completed="20261124101011456")
+SINCE = data_test_scope.Since(instant="20261124101010123", completed="20261124101011456")
 
 
 def test_rows_are_read_incrementally_from_the_completion_time():
-    scoped = test_scope.scoped_relation("s.t", ("rows", []), SINCE, where="cost > 0")
+    scoped = data_test_scope.scoped_relation("s.t", ("rows", []), SINCE, where="cost > 0")
     assert scoped == (
         "(select * from hudi_table_changes('s.t', 'latest_state', '20261124101011456') "
         "where (cost > 0)) dbt_subquery"
@@ -59,7 +61,7 @@ def test_rows_are_read_incrementally_from_the_completion_time():
 
 def test_rows_come_from_the_snapshot_where_the_incremental_read_returns_lost_writes():
     since = dataclasses.replace(SINCE, incremental_exact=False, partitions="(`d` = 'x')")
-    scoped = test_scope.scoped_relation("s.t", ("rows", []), since, where="cost > 0")
+    scoped = data_test_scope.scoped_relation("s.t", ("rows", []), since, where="cost > 0")
     assert scoped == (
         "(select * from s.t where (`d` = 'x') and _hoodie_commit_time > '20261124101010123'"
         " and (cost > 0)) dbt_subquery"
@@ -68,18 +70,18 @@ def test_rows_come_from_the_snapshot_where_the_incremental_read_returns_lost_wri
 
 def test_a_key_test_reads_every_row_sharing_a_written_key():
     written = "_hoodie_commit_time > '20261124101010123'"
-    one = test_scope.scoped_relation("s.t", ("keys", ["event_id"]), SINCE)
+    one = data_test_scope.scoped_relation("s.t", ("keys", ["event_id"]), SINCE)
     assert (
         one
         == f"(select * from s.t where event_id in (select event_id from s.t where {written})) dbt_subquery"
     )
-    two = test_scope.scoped_relation("s.t", ("keys", ["d", "a"]), SINCE)
+    two = data_test_scope.scoped_relation("s.t", ("keys", ["d", "a"]), SINCE)
     assert (
         two
         == f"(select * from s.t where (d, a) in (select d, a from s.t where {written})) dbt_subquery"
     )
     # The test's own `where` applies to the keys and to the rows read.
-    filtered = test_scope.scoped_relation("s.t", ("keys", ["k"]), SINCE, where="x = 1")
+    filtered = data_test_scope.scoped_relation("s.t", ("keys", ["k"]), SINCE, where="x = 1")
     assert (
         filtered
         == f"(select * from s.t where k in (select k from s.t where {written} and (x = 1)) and (x = 1)) dbt_subquery"
@@ -88,13 +90,16 @@ def test_a_key_test_reads_every_row_sharing_a_written_key():
 
 def test_an_unknown_mode_names_the_var_and_the_choices():
     with pytest.raises(CompilationError, match="lakehouse_test_scope is 'some'.*'full'.*'changed'"):
-        test_scope.check_mode("some", "not_null_x")
-    assert test_scope.check_mode(" Changed ", "x") == "changed"
+        data_test_scope.check_mode("some", "not_null_x")
+    assert data_test_scope.check_mode(" Changed ", "x") == "changed"
 
 
 def test_a_reconciliation_compares_the_groups_either_table_had_written():
-    sql = test_scope.changed_values_sql(
-        [("s.daily", test_scope.Since("5", "6")), ("s.events", test_scope.Since("7", "8"))],
+    sql = data_test_scope.changed_values_sql(
+        [
+            ("s.daily", data_test_scope.Since("5", "6")),
+            ("s.events", data_test_scope.Since("7", "8")),
+        ],
         ["event_date"],
     )
     assert sql == (
@@ -125,10 +130,10 @@ NODES = {
 
 
 def test_a_model_declares_the_upstream_its_rows_follow():
-    upstream, key, partition_by = test_scope.rows_from(VIEW, NODES)
+    upstream, key, partition_by = data_test_scope.rows_from(VIEW, NODES)
     assert (upstream["alias"], key, partition_by) == ("events", "event_id", ())
-    assert test_scope.rows_from({"name": "plain", "config": {}}, NODES) is None
-    scoped = test_scope.rows_from_relation("s.labelled", "s.events", "event_id", SINCE)
+    assert data_test_scope.rows_from({"name": "plain", "config": {}}, NODES) is None
+    scoped = data_test_scope.rows_from_relation("s.labelled", "s.events", "event_id", SINCE)
     assert scoped == (
         "(select * from s.labelled where event_id in (select event_id from s.events "
         "where _hoodie_commit_time > '20261124101010123')) dbt_subquery"
@@ -148,11 +153,13 @@ def test_a_model_declares_the_upstream_its_rows_follow():
 )
 def test_a_wrong_declaration_says_what_to_write(declared, message):
     with pytest.raises(CompilationError, match=message):
-        test_scope.rows_from({**VIEW, "config": {"meta": {"lakehouse_rows_from": declared}}}, NODES)
+        data_test_scope.rows_from(
+            {**VIEW, "config": {"meta": {"lakehouse_rows_from": declared}}}, NODES
+        )
 
 
 def test_the_partitions_written_become_a_filter_on_their_columns():
-    columns, predicate = test_scope.partitions_predicate(
+    columns, predicate = data_test_scope.partitions_predicate(
         ["event_date=2026-11-24", "event_date=2026-11-25", "event_date=2026-11-24"]
     )
     assert columns == ("event_date",)
@@ -160,7 +167,7 @@ def test_the_partitions_written_become_a_filter_on_their_columns():
         "((cast(`event_date` as string) = '2026-11-24') or "
         "(cast(`event_date` as string) = '2026-11-25'))"
     )
-    columns, predicate = test_scope.partitions_predicate(
+    columns, predicate = data_test_scope.partitions_predicate(
         ["region=eu/day=2026-11-24", "region=__HIVE_DEFAULT_PARTITION__/day=2026-11-25"]
     )
     assert columns == ("region", "day")
@@ -181,32 +188,32 @@ def test_the_partitions_written_become_a_filter_on_their_columns():
     ],
 )
 def test_partitions_that_cannot_be_named_prune_nothing(paths):
-    assert test_scope.partitions_predicate(paths) is None
+    assert data_test_scope.partitions_predicate(paths) is None
 
 
 def test_the_rows_written_are_read_from_the_partitions_written():
-    columns, predicate = test_scope.partitions_predicate(["event_date=2026-11-24"])
-    since = test_scope.Since("5", "6", partitions=predicate, partition_columns=columns)
+    columns, predicate = data_test_scope.partitions_predicate(["event_date=2026-11-24"])
+    since = data_test_scope.Since("5", "6", partitions=predicate, partition_columns=columns)
     written = f"{predicate} and _hoodie_commit_time > '5'"
-    assert test_scope.written_filter(since) == written
-    assert test_scope.scoped_relation("s.t", ("keys", ["k"]), since) == (
+    assert data_test_scope.written_filter(since) == written
+    assert data_test_scope.scoped_relation("s.t", ("keys", ["k"]), since) == (
         f"(select * from s.t where k in (select k from s.t where {written})) dbt_subquery"
     )
     # A view with the upstream's partition column: its rows come from those partitions too.
-    assert test_scope.rows_from_relation(
+    assert data_test_scope.rows_from_relation(
         "s.v", "s.t", "k", since, partition_by=("event_date",)
     ) == (
         f"(select * from s.v where {predicate} and k in (select k from s.t where {written})) dbt_subquery"
     )
     # Declared on other columns than the upstream's: the view is not pruned.
-    assert test_scope.rows_from_relation("s.v", "s.t", "k", since, partition_by=("day",)) == (
+    assert data_test_scope.rows_from_relation("s.v", "s.t", "k", since, partition_by=("day",)) == (
         f"(select * from s.v where k in (select k from s.t where {written})) dbt_subquery"
     )
 
 
 def test_a_view_declares_the_partition_columns_it_shares():
     declared = {"model": "events", "key": "event_id", "partition_by": "event_date"}
-    _, _, partition_by = test_scope.rows_from(
+    _, _, partition_by = data_test_scope.rows_from(
         {**VIEW, "config": {"meta": {"lakehouse_rows_from": declared}}}, NODES
     )
     assert partition_by == ("event_date",)

@@ -1,6 +1,6 @@
 """The catalog's parsing of Spark's DESCRIBE output and its stats table."""
 
-from dbt.adapters.lakehouse import catalog
+from dbt.adapters.lakehouse import docs_catalog
 
 DESCRIBED = [
     ("_hoodie_commit_time", "string", None),
@@ -19,7 +19,7 @@ DESCRIBED = [
 
 
 def test_describe_gives_the_columns_once_and_the_details():
-    columns, details = catalog.parse_describe(DESCRIBED)
+    columns, details = docs_catalog.parse_describe(DESCRIBED)
     assert columns == [
         ("_hoodie_commit_time", "string", ""),
         ("id", "bigint", "the key"),
@@ -34,27 +34,29 @@ def test_describe_gives_the_columns_once_and_the_details():
 
 
 def test_an_instant_reads_as_a_time():
-    assert catalog.instant_time("20261126180002890") == "2026-11-26 18:00:02.890"
-    assert catalog.instant_time("20261126180002") == "2026-11-26 18:00:02"
-    assert catalog.instant_time("not an instant") == "not an instant"
+    assert docs_catalog.instant_time("20261126180002890") == "2026-11-26 18:00:02.890"
+    assert docs_catalog.instant_time("20261126180002") == "2026-11-26 18:00:02"
+    assert docs_catalog.instant_time("not an instant") == "not an instant"
 
 
 def test_stats_values_that_look_like_numbers_stay_text():
-    stats = catalog.Stats()
+    stats = docs_catalog.Stats()
     stats.add("latest_commit", "Latest commit", "20261126180002890", "")
     stats.add("rows", "Rows", 5, "")
-    wanted = catalog.Wanted("s", "t")
-    rows = catalog.catalog_rows(wanted, "table", {}, [("id", "bigint", "")], stats)
-    table = catalog.as_table(rows)
+    wanted = docs_catalog.Wanted("s", "t")
+    rows = docs_catalog.catalog_rows(wanted, "table", {}, [("id", "bigint", "")], stats)
+    table = docs_catalog.as_table(rows)
     row = dict(zip(table.column_names, table.rows[0], strict=True))
     assert row["stats:latest_commit:value"] == "20261126180002890"
     assert int(row["stats:rows:value"]) == 5
 
 
 def test_a_consumer_behind_is_shown_on_its_upstream():
-    upstream = catalog.Described(rows=[{}], completions=["20260101000001000", "20260101000002000"])
-    consumer = catalog.Described(rows=[{}], consumed={"s.up": "20260101000001000"})
-    catalog.add_consumer_stats({"s.up": upstream, "s.down": consumer})
+    upstream = docs_catalog.Described(
+        rows=[{}], completions=["20260101000001000", "20260101000002000"]
+    )
+    consumer = docs_catalog.Described(rows=[{}], consumed={"s.up": "20260101000001000"})
+    docs_catalog.add_consumer_stats({"s.up": upstream, "s.down": consumer})
     assert upstream.rows[0]["stats:read_by_down:value"] == (
         "up to the commit completed 2026-01-01 00:00:01.000, 1 commit(s) behind"
     )
