@@ -182,7 +182,7 @@ def shared_catalog(monkeypatch):
     finally:
         catalog.stop(folder)
         if info is not None:
-            assert not catalog._alive(info["pid"], folder / "pgdata")
+            assert not catalog.alive(info["pid"], folder / "pgdata")
             assert info["port"] not in listening_ports()
         assert processes_mentioning(str(folder / "pgdata")) == []
         shutil.rmtree(folder)
