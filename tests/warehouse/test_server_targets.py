@@ -1,7 +1,7 @@
 """The warehouse on `connect` and on `thrift`, on a shared catalog: two small
 batches and `dbt test` on each, every server and the catalog started and
-stopped here (adlake.runner.targets, whose full comparison of every target,
-the cluster's included, is `python -m adlake.runner.targets`)."""
+stopped here (adlake.runner.compare_targets, whose full comparison of every target,
+the cluster's included, is `python -m adlake.runner.compare_targets`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from adlake import ROOT
-from adlake.runner import targets
+from adlake.runner import compare_targets
 from adlake.servers import catalog
 from tests.adapter.functional.targets.test_shared_catalog import processes_mentioning
 
@@ -55,7 +55,7 @@ def test_warehouse_on_connect_and_thrift_share_a_catalog(tmp_path, monkeypatch, 
             runner.append(run_the_readme_runner(tmp_path / "runner", port))
 
     try:
-        results = targets.run(
+        results = compare_targets.run(
             ["connect", "thrift"],
             tmp_path,
             batches=2,

@@ -3,7 +3,7 @@ work on the workers: a Connect server started with the cluster's master builds
 merge-on-read upserts, and each worker's executor of that application ran
 tasks. Connect is the method whose plans ship code to the executors (its
 lambdas need the server's jars there), so it is the one checked in CI; the
-full comparison (`python -m adlake.runner.targets`) runs thrift-cluster too."""
+full comparison (`python -m adlake.runner.compare_targets`) runs thrift-cluster too."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Latency from landing to ADS on each execution target, side by side, in one run.
 
-    python -m adlake.bench.targets [--targets local,connect,thrift,connect-cluster,thrift-cluster]
+    python -m adlake.bench.target_latency [--targets local,connect,thrift,connect-cluster,thrift-cluster]
                                    [--batch-events 100000] [--warmup 2] [--batches 3] [--json FILE]
 
 (or `adlake-bench-targets ...`).
@@ -36,7 +36,7 @@ from pathlib import Path
 from adlake.bench.soak import past_start
 from adlake.generator import generate
 from adlake.landing import land_batch
-from adlake.runner import targets as runner
+from adlake.runner import compare_targets as runner
 from adlake.runner.continuous import batch_figures, landed_files
 from adlake.runner.warehouse import Builds, work_args
 

@@ -1,7 +1,7 @@
 """The warehouse on each execution target, built from the same data, its ADS
 tables compared row by row.
 
-    python -m adlake.runner.targets [--targets local,thrift,connect,thrift-cluster,connect-cluster]
+    python -m adlake.runner.compare_targets [--targets local,thrift,connect,thrift-cluster,connect-cluster]
                                     [--batches 3] [--events 20000] [--seed 7] [--catalog] [--work DIR]
 
 (or `adlake-targets ...`).
