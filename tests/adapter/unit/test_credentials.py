@@ -89,3 +89,38 @@ def test_thrift_polls_a_running_statement_often():
         {"method": "thrift", "host": "h", "port": 10000, "user": "u", "schema": "s"}
     )
     assert creds.poll_interval == 0.1
+
+
+def test_reading_a_profile_imports_no_spark_session():
+    """credentials.py and what it imports from the adapter, followed through
+    the adapter's own modules, never reach the embedded session or pyspark:
+    a profile is read (dbt debug, parse) without the engine's modules."""
+    import ast
+    from pathlib import Path
+
+    import dbt.adapters.lakehouse as package
+
+    root = Path(package.__file__).parent
+    seen: set[str] = set()
+    todo = ["credentials"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        tree = ast.parse((root / f"{name.replace('.', '/')}.py").read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                modules = [a.name for a in node.names]
+            else:
+                continue
+            for module in modules:
+                assert not module.startswith("pyspark"), (name, module)
+                prefix = "dbt.adapters.lakehouse."
+                if module.startswith(prefix):
+                    inner = module[len(prefix) :]
+                    if (root / f"{inner.replace('.', '/')}.py").is_file():
+                        todo.append(inner)
+    assert "metastore" in seen and "embedded_session" not in seen, sorted(seen)

@@ -12,7 +12,7 @@ from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import concurrency
-from dbt.adapters.lakehouse.embedded_session import shares_catalog
+from dbt.adapters.lakehouse.metastore import shares_catalog
 
 # Runtime settings every connection gets, whatever the method. dbt-spark adds
 # spark.sql.ansi.enabled=false itself.

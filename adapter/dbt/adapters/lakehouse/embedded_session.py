@@ -20,12 +20,12 @@ from dbt.adapters.spark import session as spark_session
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import hudi_bundle, lake_lock, local_fs
+from dbt.adapters.lakehouse.metastore import METASTORE_URL, shares_catalog
 
 logger = AdapterLogger("Lakehouse")
 
 HUDI_EXTENSION = "org.apache.spark.sql.hudi.HoodieSparkSessionExtension"
 HUDI_CATALOG = "org.apache.spark.sql.hudi.catalog.HoodieCatalog"
-METASTORE_URL = "spark.hadoop.javax.jdo.option.ConnectionURL"
 
 LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
 
@@ -90,14 +90,6 @@ def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> dict[str, str]:
         "spark.sql.ui.explainMode": "simple",
         **_loopback(master),
     }
-
-
-def shares_catalog(spark_conf: dict[str, str]) -> bool:
-    """True when the profile points the catalog at a metastore database other
-    than the lake's own Derby one (PostgreSQL, MySQL, ...), which several Spark
-    applications can use at once."""
-    url = spark_conf.get(METASTORE_URL, "")
-    return bool(url) and not url.startswith("jdbc:derby:")
 
 
 def _loopback(master: str) -> dict[str, str]:

@@ -42,7 +42,8 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.lakehouse import hudi_bundle, warm_jars, warm_state
 from dbt.adapters.lakehouse.__version__ import version as ADAPTER_VERSION
 from dbt.adapters.lakehouse.connect_session import ConnectConnection, Endpoint
-from dbt.adapters.lakehouse.embedded_session import SessionCursor, shares_catalog
+from dbt.adapters.lakehouse.embedded_session import SessionCursor
+from dbt.adapters.lakehouse.metastore import shares_catalog
 from dbt.adapters.lakehouse.warm_state import DONE, RUNNING, Registration, ServerState
 
 if TYPE_CHECKING:
