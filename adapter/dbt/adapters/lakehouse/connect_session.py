@@ -43,7 +43,6 @@ HOW_TO_START = (
     "spark-connect_2.12-3.5.7.jar --conf spark.sql.extensions="
     "org.apache.spark.sql.hudi.HoodieSparkSessionExtension --conf "
     "spark.sql.catalog.spark_catalog=org.apache.spark.sql.hudi.catalog.HoodieCatalog` "
-    "(in the adlake project: `python -m adlake.servers.spark_server start connect`), "
     "or correct host and port in the profile."
 )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +12,7 @@ from dbt.adapters.spark.connections import SparkConnectionManager
 from dbt.adapters.spark.session import SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import connect_session, embedded_session, warm_client
+from dbt.adapters.lakehouse import connect_session, embedded_session, session_settings, warm_client
 from dbt.adapters.lakehouse.credentials import LakehouseMethod
 from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError
 
@@ -38,7 +38,6 @@ THRIFT_HOW_TO = (
     "`$SPARK_HOME/sbin/start-thriftserver.sh --driver-class-path hudi-spark3.5-bundle_2.12-1.2.0.jar "
     "--conf spark.sql.extensions=org.apache.spark.sql.hudi.HoodieSparkSessionExtension --conf "
     "spark.sql.catalog.spark_catalog=org.apache.spark.sql.hudi.catalog.HoodieCatalog` "
-    "(in the adlake project: `python -m adlake.servers.spark_server start thrift`), "
     "or correct host and port in the profile."
 )
 
@@ -48,6 +47,45 @@ def child_session(connection: Connection) -> Any | None:
     one, or a Spark Connect session), whose configuration can be read and set
     without a statement; None on Thrift."""
     return getattr(getattr(connection.handle, "handle", None), "session", None)
+
+
+class SessionConf:
+    """A connection's SQL settings, read and changed the one way its kind
+    allows: on a session of its own (embedded, Spark Connect) through the
+    session's configuration, without a statement (each costs 10-15 ms); on a
+    Thrift server with `set` statements. The one place that chooses."""
+
+    def __init__(self, manager: LakehouseConnectionManager, auto_begin: bool) -> None:
+        self._manager, self._auto_begin = manager, auto_begin
+        self._session = child_session(manager.get_thread_connection())
+
+    def _rows(self, sql: str) -> list[tuple[str, str]]:
+        _, cursor = self._manager.add_query(sql, self._auto_begin)
+        return [(str(row[0]), str(row[1])) for row in cursor.fetchall()]
+
+    def all(self) -> dict[str, str]:
+        """Every setting the session has a value for."""
+        if self._session is not None:
+            return {row[0]: row[1] for row in self._session.sql("set").collect()}
+        return dict(self._rows("set"))
+
+    def get(self, key: str, default: str) -> str:
+        if self._session is not None:
+            return str(self._session.conf.get(key, default))
+        rows = self._rows(f"set {key}")
+        value = rows[0][1] if rows else default
+        return default if value == "<undefined>" else value
+
+    def change(self, resets: list[str], sets: Mapping[str, str]) -> None:
+        """Back to their defaults (`resets`), then `sets`."""
+        if self._session is not None:
+            for key in resets:
+                self._session.conf.unset(key)
+            for key, value in sets.items():
+                self._session.conf.set(key, value)
+            return
+        for statement in session_settings.statements(resets, sets):
+            self._manager.add_query(statement, self._auto_begin)
 
 
 class LakehouseConnectionManager(SparkConnectionManager):
@@ -94,39 +132,22 @@ class LakehouseConnectionManager(SparkConnectionManager):
     ) -> tuple[AdapterResponse, agate.Table]:
         if not READS_TABLE_CHANGES.search(sql):
             return super().execute(sql, auto_begin, fetch, limit)
-        setting = self._setter(auto_begin)
-        before = setting(None)
-        setting("false")
+        conf = self.session_conf(auto_begin)
+        before = conf.get(VECTORIZED_PARQUET, "true")
+        conf.change([], {VECTORIZED_PARQUET: "false"})
         try:
             result = super().execute(sql, auto_begin, fetch, limit)
         except Exception:
             # The query's own error is the one to report, not the reset's.
             with suppress(Exception):
-                setting(before)
+                conf.change([], {VECTORIZED_PARQUET: before})
             raise
-        setting(before)
+        conf.change([], {VECTORIZED_PARQUET: before})
         return result
 
-    def _setter(self, auto_begin: bool) -> Callable[[str | None], str]:
-        """Reads (None) or sets the vectorized reader's setting on this
-        connection: on the embedded session through its configuration, without
-        a statement (each costs 10-15 ms); on a server with `set`."""
-        session = child_session(self.get_thread_connection())
-
-        def embedded(value: str | None) -> str:
-            assert session is not None
-            if value is not None:
-                session.conf.set(VECTORIZED_PARQUET, value)
-            return str(session.conf.get(VECTORIZED_PARQUET, "true"))
-
-        def statement(value: str | None) -> str:
-            if value is not None:
-                self.add_query(f"set {VECTORIZED_PARQUET}={value}", auto_begin)
-                return value
-            _, cursor = self.add_query(f"set {VECTORIZED_PARQUET}", auto_begin)
-            return str(cursor.fetchall()[0][1])
-
-        return embedded if session is not None else statement
+    def session_conf(self, auto_begin: bool = False) -> SessionConf:
+        """This thread's connection's SQL settings (SessionConf)."""
+        return SessionConf(self, auto_begin)
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:

@@ -6,7 +6,7 @@ import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from zoneinfo import ZoneInfo
 
 from dbt.adapters.base.meta import available
@@ -28,7 +28,7 @@ from dbt.adapters.lakehouse import (
 )
 from dbt.adapters.lakehouse.change_reads import ChangeRead, ChangeReadPlanner
 from dbt.adapters.lakehouse.change_reads import sql as change_read_sql
-from dbt.adapters.lakehouse.connections import LakehouseConnectionManager, child_session
+from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 from dbt.adapters.lakehouse.relation_configs.hudi_table import HudiTableConfig
 from dbt.adapters.lakehouse.unchanged_builds import BuildRecords
@@ -90,7 +90,7 @@ class LakehouseAdapter(SparkAdapter):
             raise DbtRuntimeError(
                 f"var {data_test_scope.CHANGED_SINCE_VAR} is {value!r}: give a mapping of "
                 "schema.table to the table's latest instant before the run whose writes the "
-                "tests check, e.g. --vars '{lakehouse_changed_since: {adlake_dwd.events: "
+                "tests check, e.g. --vars '{lakehouse_changed_since: {analytics.events: "
                 '"20261127080000000"}}\''
             )
         return value
@@ -234,23 +234,11 @@ class LakehouseAdapter(SparkAdapter):
     def replace_write_settings(self, settings: dict[str, Any]) -> str:
         """Make `settings` (empty: none) this connection's write settings,
         on top of its own (session_settings.py)."""
-        connection = self.connections.get_thread_connection()
-        session = child_session(connection)
-        if session is not None:  # embedded: the session's own configuration
-            current = {row[0]: row[1] for row in session.sql("set").collect()}
-        else:
-            _, rows = self.execute("set", fetch=True)
-            current = {str(row[0]): str(row[1]) for row in rows}
-        resets, sets = session_settings.plan(current, self.connection_hudi_settings(), settings)
-        logger.debug(f"Write settings on {connection.name}: reset {resets}, set {sorted(sets)}")
-        if session is not None:
-            for key in resets:
-                session.conf.unset(key)
-            for key, value in sets.items():
-                session.conf.set(key, value)
-        else:
-            for statement in session_settings.statements(resets, sets):
-                self.execute(statement)
+        conf = cast(LakehouseConnectionManager, self.connections).session_conf()
+        resets, sets = session_settings.plan(conf.all(), self.connection_hudi_settings(), settings)
+        name = self.connections.get_thread_connection().name
+        logger.debug(f"Write settings on {name}: reset {resets}, set {sorted(sets)}")
+        conf.change(resets, sets)
         return ""
 
     @available
