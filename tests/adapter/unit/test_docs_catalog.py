@@ -1,6 +1,7 @@
-"""The catalog's parsing of Spark's DESCRIBE output and its stats table."""
+"""The parsing of Spark's DESCRIBE output and the catalog's stats table."""
 
 from dbt.adapters.lakehouse import docs_catalog
+from dbt.adapters.lakehouse.lake_metadata import parse_describe
 
 DESCRIBED = [
     ("_hoodie_commit_time", "string", None),
@@ -18,14 +19,15 @@ DESCRIBED = [
 ]
 
 
-def test_describe_gives_the_columns_once_and_the_details():
-    columns, details = docs_catalog.parse_describe(DESCRIBED)
-    assert columns == [
+def test_describe_gives_the_columns_once_the_partition_columns_and_the_details():
+    described = parse_describe(DESCRIBED)
+    assert described.partitions == ["day"]
+    assert described.columns == [
         ("_hoodie_commit_time", "string", ""),
         ("id", "bigint", "the key"),
         ("day", "string", ""),
     ]
-    assert details == {
+    assert described.details == {
         "Owner": "root",
         "Type": "MANAGED",
         "Provider": "hudi",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.change_reads import ranges
-from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, Query
+from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, parse_describe
 
 if TYPE_CHECKING:
     import agate
@@ -105,11 +105,11 @@ def by_schema(wanted: Iterable[Wanted]) -> dict[str, list[Wanted]]:
 
 
 class CatalogReader:
-    """Describes relations over one connection's `query`."""
+    """Describes relations, asking through `metadata`."""
 
-    def __init__(self, query: Query, metadata: LakeMetadata) -> None:
-        self._query = query
+    def __init__(self, metadata: LakeMetadata) -> None:
         self._metadata = metadata
+        self._ask = metadata.ask
 
     def schema(self, schema: str, relations: list[Wanted]) -> list[tuple[Wanted, Described]]:
         """The relations of one schema that exist, each described."""
@@ -123,7 +123,7 @@ class CatalogReader:
 
     def _table_names(self, schema: str) -> set[str]:
         try:
-            rows = self._query(f"show tables in {schema}")
+            rows = self._ask("show_tables", schema=schema)
         except DbtRuntimeError as exc:
             if "SCHEMA_NOT_FOUND" in str(exc):
                 return set()  # nothing built there yet
@@ -131,7 +131,8 @@ class CatalogReader:
         return {str(row[1]).lower() for row in rows}
 
     def _table(self, wanted: Wanted) -> Described:
-        columns, details = parse_describe(self._query(f"describe table extended {wanted.table}"))
+        described_table = self._metadata.describe(wanted.table)
+        columns, details = described_table.columns, described_table.details
         table_type = "view" if details.get("Type") == "VIEW" else "table"
         stats = Stats()
         described = Described(rows=[])
@@ -156,10 +157,7 @@ class CatalogReader:
 
     def _lake_stats(self, wanted: Wanted, location: str, stats: Stats, into: Described) -> None:
         table = wanted.table
-        properties = {
-            str(row[0]): str(row[1])
-            for row in self._query(f"call show_table_properties(table => '{table}', limit => 1000)")
-        }
+        properties = self._metadata.hudi_properties(table)
         add_table_properties(stats, properties)
         commits = self._metadata.completed_commits(table, 100_000)
         writes = [c for c in commits if str(c["action"]) in WRITE_ACTIONS]
@@ -183,9 +181,7 @@ class CatalogReader:
         )
         # (Hudi refuses to show compactions of a copy-on-write table: it has none.)
         merge_on_read = properties.get("hoodie.table.type") == "MERGE_ON_READ"
-        compactions = (
-            self._query(f"call show_compaction(table => '{table}')") if merge_on_read else []
-        )
+        compactions = self._ask("show_compaction", table=table) if merge_on_read else []
         pending = [row for row in compactions if str(row["state"]).upper() != "COMPLETED"]
         stats.add(
             "pending_compactions",
@@ -196,7 +192,7 @@ class CatalogReader:
         )
         file_groups = {
             (str(row["partition"]), str(row["file_id"]))
-            for row in self._query(f"call show_fsview_latest(table => '{table}')")
+            for row in self._ask("show_fsview_latest", table=table)
         }
         stats.add(
             "file_groups",
@@ -206,7 +202,7 @@ class CatalogReader:
             "merge-on-read, per group).",
         )
         if location:
-            detail = self._query(f"call show_fs_path_detail(path => '{location}')")
+            detail = self._ask("show_fs_path_detail", path=location)
             if detail:
                 stats.add(
                     "bytes",
@@ -215,7 +211,7 @@ class CatalogReader:
                     "Bytes of every file under the table's folder: file versions the "
                     "cleaner keeps, log files, the timeline and the metadata table.",
                 )
-        count = self._query(f"select count(*) from {table}")
+        count = self._ask("count_rows", relation=table)
         stats.add("rows", "Rows", int(count[0][0]), "Records a snapshot read returns.")
         if wanted.change_reader:
             into.consumed = self._consumed(table)
@@ -246,18 +242,16 @@ class CatalogReader:
         """None when nothing has landed there yet (as a table not built yet)."""
         relation = f"{wanted.schema}.`{wanted.name}`"
         try:
-            described = self._query(f"describe query select * from {relation}")
+            described = self._ask("describe_query", relation=relation)
         except DbtRuntimeError as exc:
             if "PATH_NOT_FOUND" in str(exc):
                 return None
             raise
-        columns, _ = parse_describe(described)
+        columns = parse_describe(described).columns
         stats = Stats()
         if wanted.schema.lower() == "binaryfile":
             # binaryFile opens no file for these columns.
-            files, size, newest = self._query(
-                f"select count(*), coalesce(sum(length), 0), max(modificationTime) from {relation}"
-            )[0]
+            files, size, newest = self._ask("binary_files_stats", relation=relation)[0]
             stats.add(
                 "files",
                 "Files",
@@ -329,27 +323,6 @@ def add_table_properties(stats: Stats, properties: Mapping[str, str]) -> None:
         properties.get("hoodie.table.partition.fields") or "none",
         "The columns whose values name the table's partition folders.",
     )
-
-
-def parse_describe(rows: Iterable[Any]) -> tuple[list[tuple[str, str, str]], dict[str, str]]:
-    """(name, type, comment) of the columns, and the detailed table
-    information, of `describe table extended` (or `describe query`)."""
-    columns: list[tuple[str, str, str]] = []
-    details: dict[str, str] = {}
-    section = "columns"
-    for row in rows:
-        name = str(row[0] or "").strip()
-        if not name or name.startswith("#"):
-            if name == "# Detailed Table Information":
-                section = "details"
-            elif section == "columns":
-                section = "other"  # partition information repeats columns
-            continue
-        if section == "columns":
-            columns.append((name, str(row[1]), str(row[2] or "")))
-        elif section == "details":
-            details[name] = str(row[1] or "")
-    return columns, details
 
 
 def catalog_rows(

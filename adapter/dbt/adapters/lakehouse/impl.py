@@ -31,6 +31,7 @@ from dbt.adapters.lakehouse.change_reads import sql as change_read_sql
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 from dbt.adapters.lakehouse.relation_configs.hudi_table import HudiTableConfig
+from dbt.adapters.lakehouse.statements import Statements
 from dbt.adapters.lakehouse.unchanged_builds import BuildRecords
 from dbt.adapters.lakehouse.written_tables import WrittenTables
 
@@ -65,7 +66,11 @@ class LakehouseAdapter(SparkAdapter):
 
     def __init__(self, config, mp_context) -> None:  # type: ignore[no-untyped-def]
         super().__init__(config, mp_context)
-        self._lake = LakeMetadata(self._rows)
+        # The SQL of the adapter's own statements: lakehouse__* macros, a
+        # project's own of the same name first (statements.py).
+        self._statement_sources: dict[str, str | None] = {}
+        self._statements = Statements(self._statement_source)
+        self._lake = LakeMetadata(self._rows, self._statements)
         self._change_reads = ChangeReadPlanner(
             self._lake, self._columns_of, self.scratch_identifier
         )
@@ -98,6 +103,17 @@ class LakehouseAdapter(SparkAdapter):
     def _rows(self, sql: str) -> list[Any]:
         _, table = self.execute(sql, fetch=True)
         return list(table)
+
+    def _statement_source(self, name: str) -> str | None:
+        """The source of the macro `name` as dbt resolves it (a project's own
+        before the adapter's); None before dbt has loaded the macros."""
+        if name not in self._statement_sources:
+            resolver = self._macro_resolver
+            if resolver is None:
+                return None  # not kept: the macros come later
+            macro = resolver.find_macro_by_name(name, self.config.project_name, None)
+            self._statement_sources[name] = macro.macro_sql if macro is not None else None
+        return self._statement_sources[name]
 
     def _columns_of(self, relation: BaseRelation) -> list[tuple[str, str]]:
         """(name, type) of a relation's own columns, without Hudi's metadata columns."""
@@ -159,7 +175,7 @@ class LakehouseAdapter(SparkAdapter):
     def _catalog_schema(
         self, schema: str, relations: list[docs_catalog.Wanted]
     ) -> list[tuple[docs_catalog.Wanted, docs_catalog.Described]]:
-        return docs_catalog.CatalogReader(self._rows, self._lake).schema(schema, relations)
+        return docs_catalog.CatalogReader(self._lake).schema(schema, relations)
 
     def valid_incremental_strategies(self) -> list[str]:
         return list(strategies.STRATEGIES)

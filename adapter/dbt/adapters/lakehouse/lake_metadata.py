@@ -1,18 +1,19 @@
 """What the adapter asks Spark and Hudi about a table: its timeline, the extra
-metadata of its commits, its catalog properties. Every such statement is built
+metadata of its commits, its catalog properties. Every such question is asked
 here, so planning code (change reads, test scope, unchanged builds, recovery)
-holds no SQL and reads as what it decides.
+reads as what it decides; the statements themselves are macros (statements.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import recovery
+from dbt.adapters.lakehouse.statements import Statements
 
 # Runs a statement and returns its rows (adapter.execute with fetch=True).
 Query = Callable[[str], Sequence[Any]]
@@ -28,23 +29,65 @@ class LatestCommit:
     completed: str  # the latest completion time among the recent commits
 
 
+@dataclass
+class Description:
+    """What `describe table extended` (or `describe query`) says of a relation."""
+
+    columns: list[tuple[str, str, str]] = field(default_factory=list)  # name, type, comment
+    partitions: list[str] = field(default_factory=list)  # the partition columns
+    details: dict[str, str] = field(default_factory=dict)  # Type, Provider, Location, Owner, ...
+
+
+def parse_describe(rows: Iterable[Any]) -> Description:
+    """The rows of `describe table extended` in their sections: the columns
+    (once: the partition section repeats the partition columns), the
+    partition columns, the detailed table information."""
+    described = Description()
+    section = "columns"
+    for row in rows:
+        name = str(row[0] or "").strip()
+        if name == "# Partition Information":
+            section = "partitions"
+        elif name == "# Detailed Table Information":
+            section = "details"
+        elif name.startswith("#"):  # a section's header row, or one not read here
+            if section == "columns":
+                section = "other"
+        elif not name:
+            if section in ("columns", "partitions"):
+                section = "other"
+        elif section == "columns":
+            described.columns.append((name, str(row[1]), str(row[2] or "")))
+        elif section == "partitions":
+            described.partitions.append(name)
+        elif section == "details":
+            described.details[name] = str(row[1] or "")
+    return described
+
+
 def is_not_hudi(exc: Exception) -> bool:
     return "is not a Hudi table" in str(exc)
 
 
 class LakeMetadata:
-    """Metadata queries over one connection's `query` function."""
+    """Metadata queries over one connection's `query` function, their SQL
+    from `statements`."""
 
-    def __init__(self, query: Query) -> None:
+    def __init__(self, query: Query, statements: Statements) -> None:
         self._query = query
+        self._statements = statements
         self._schema_locations: dict[str, str] = {}
+
+    def ask(self, statement: str, **arguments: Any) -> Sequence[Any]:
+        """The rows of the statement macro lakehouse__<statement>."""
+        return self._query(self._statements.sql(statement, **arguments))
 
     # --- the timeline ------------------------------------------------------------
 
     def completed_commits(self, table: str, limit: int) -> list[Any]:
         """Completed writes and table services, newest instant first (rows of
         `CALL show_commits`: commit_time, state_transition_time, ...)."""
-        return list(self._query(f"call show_commits(table => '{table}', limit => {limit})"))
+        return list(self.ask("show_commits", table=table, limit=limit))
 
     def latest_commit(self, table: str) -> LatestCommit | None:
         """None when nothing was ever committed; Spark's error when the table
@@ -72,7 +115,7 @@ class LakeMetadata:
     def cleaned_before(self, table: str) -> str | None:
         """The instant before which the cleaner may have removed file slices
         (from the table's recent cleans); None if nothing was cleaned."""
-        cleans = self._query(f"call show_cleans(table => '{table}', limit => 10)")
+        cleans = self.ask("show_cleans", table=table, limit=10)
         # A clean that names no earliest instant to retain (file-version
         # policy) may have removed any slice written before it ran.
         floors = [
@@ -85,9 +128,8 @@ class LakeMetadata:
     def recorded(self, table: str, key: str) -> str | None:
         """The value of `key` in the extra metadata of the latest commit that has it."""
         for commit in self.completed_commits(table, POSITION_SCAN):
-            rows = self._query(
-                f"call show_commit_extra_metadata(table => '{table}', "
-                f"instant_time => '{commit['commit_time']}', metadata_key => '{key}')"
+            rows = self.ask(
+                "show_commit_extra_metadata", table=table, instant=commit["commit_time"], key=key
             )
             for row in rows:
                 return str(row["metadata_value"])
@@ -95,44 +137,37 @@ class LakeMetadata:
 
     def commit_extra_metadata(self, table: str, instant: str) -> dict[str, str]:
         """Every key of one commit's extra metadata."""
-        rows = self._query(
-            f"call show_commit_extra_metadata(table => '{table}', instant_time => '{instant}', "
-            "limit => 1000)"
-        )
+        rows = self.ask("show_commit_extra_metadata", table=table, instant=instant)
         return {str(row["metadata_key"]): str(row["metadata_value"]) for row in rows}
 
     def commit_partitions(self, table: str, instant: str) -> list[str]:
-        rows = self._query(
-            f"call show_commit_partitions(table => '{table}', instant_time => '{instant}')"
-        )
+        rows = self.ask("show_commit_partitions", table=table, instant=instant)
         return [str(row["partition_path"]) for row in rows]
 
     # --- the catalog ---------------------------------------------------------------
 
     def table_properties(self, table: str) -> dict[str, str]:
-        return {str(row[0]): str(row[1]) for row in self._query(f"show tblproperties {table}")}
+        """The catalog's properties of the table (`show tblproperties`)."""
+        return {str(row[0]): str(row[1]) for row in self.ask("show_table_properties", table=table)}
+
+    def hudi_properties(self, table: str) -> dict[str, str]:
+        """Hudi's own properties of the table (its hoodie.properties: type,
+        keys, partition fields), which the catalog's need not repeat."""
+        rows = self.ask("show_hudi_table_properties", table=table, limit=1000)
+        return {str(row[0]): str(row[1]) for row in rows}
+
+    def describe(self, table: str) -> Description:
+        return parse_describe(self.ask("describe_table", table=table))
 
     def table_settings(self, table: str) -> tuple[dict[str, str], list[str], str]:
         """(catalog table properties, partition columns, location) of an existing table."""
-        described = self._query(f"describe table extended {table}")
-        partitions: list[str] = []
-        location = ""
-        in_partitions = False
-        for row in described:
-            name = (row[0] or "").strip()
-            if name == "# Partition Information":
-                in_partitions = True
-            elif in_partitions and (not name or name.startswith("# Detailed")):
-                in_partitions = False
-            elif in_partitions and not name.startswith("#"):
-                partitions.append(name)
-            elif name == "Location":
-                location = row[1]
-        return self.table_properties(table), partitions, location
+        described = self.describe(table)
+        location = described.details.get("Location", "")
+        return self.table_properties(table), described.partitions, location
 
     def schema_location(self, schema: str) -> str:
         if schema not in self._schema_locations:
-            rows = self._query(f"describe schema extended {schema}")
+            rows = self.ask("describe_schema", schema=schema)
             found = [row[1] for row in rows if row[0] == "Location"]
             if not found:
                 raise DbtRuntimeError(f"Spark reports no location for schema {schema}.")
@@ -140,11 +175,11 @@ class LakeMetadata:
         return self._schema_locations[schema]
 
     def has_rows(self, table: str) -> bool:
-        return len(self._query(f"select 1 from {table} limit 1")) > 0
+        return len(self.ask("has_rows", table=table)) > 0
 
     def jvm_time_zone(self) -> str:
         """The zone of the JVM that runs Spark: Hudi's instants are in it by default."""
-        return str(self._query("select reflect('java.time.ZoneId', 'systemDefault')")[0][0])
+        return str(self.ask("jvm_time_zone")[0][0])
 
     # --- the metadata table (recovery.py) --------------------------------------
 
@@ -154,11 +189,11 @@ class LakeMetadata:
             return []
         path = recovery.metadata_table_path(location)
         try:
-            return list(self._query(f"call show_timeline(path => '{path}', limit => 50)"))
+            return list(self.ask("show_timeline", path=path, limit=50))
         except DbtRuntimeError as exc:
             if recovery.is_missing_table(str(exc)):
                 return []  # no metadata table (disabled, or being rebuilt)
             raise
 
     def drop_metadata_table(self, table: str) -> None:
-        self._query(f"call delete_metadata_table(table => '{table}')")
+        self.ask("delete_metadata_table", table=table)

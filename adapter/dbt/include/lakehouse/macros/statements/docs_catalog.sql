@@ -1,0 +1,32 @@
+{#- What `dbt docs generate` asks of each schema and table beyond its
+    description (docs_catalog.py turns the rows into the catalog's stats).
+    Define a macro of the same name in your project to change one; a
+    statement macro gets its arguments only. -#}
+
+{% macro lakehouse__show_tables(schema) -%}
+show tables in {{ schema }}
+{%- endmacro %}
+
+{#- Compactions of a merge-on-read table (Hudi refuses them on copy-on-write). -#}
+{% macro lakehouse__show_compaction(table) -%}
+call show_compaction(table => '{{ table }}')
+{%- endmacro %}
+
+{#- The file groups of the latest file-system view. -#}
+{% macro lakehouse__show_fsview_latest(table) -%}
+call show_fsview_latest(table => '{{ table }}')
+{%- endmacro %}
+
+{#- Bytes under a folder: the table's files, timeline and metadata table. -#}
+{% macro lakehouse__show_fs_path_detail(path) -%}
+call show_fs_path_detail(path => '{{ path }}')
+{%- endmacro %}
+
+{% macro lakehouse__count_rows(relation) -%}
+select count(*) from {{ relation }}
+{%- endmacro %}
+
+{#- Files, bytes and the newest modification time of a binaryFile source. -#}
+{% macro lakehouse__binary_files_stats(relation) -%}
+select count(*), coalesce(sum(length), 0), max(modificationTime) from {{ relation }}
+{%- endmacro %}

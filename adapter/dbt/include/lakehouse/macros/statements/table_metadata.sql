@@ -1,0 +1,65 @@
+{#- What the adapter asks Spark and Hudi about a table: its timeline, the
+    extra metadata of its commits, its catalog entry (lake_metadata.py parses
+    the rows). Each statement is one macro; define a macro of the same name in
+    your project to change it. A statement macro gets its arguments only (no
+    adapter, var or ref): it is text built from them. -#}
+
+{#- Completed writes and table services, newest instant first. -#}
+{% macro lakehouse__show_commits(table, limit) -%}
+call show_commits(table => '{{ table }}', limit => {{ limit }})
+{%- endmacro %}
+
+{% macro lakehouse__show_cleans(table, limit) -%}
+call show_cleans(table => '{{ table }}', limit => {{ limit }})
+{%- endmacro %}
+
+{#- One commit's extra metadata: every key, or the one named. -#}
+{% macro lakehouse__show_commit_extra_metadata(table, instant, key=none) -%}
+call show_commit_extra_metadata(table => '{{ table }}', instant_time => '{{ instant }}',
+{%- if key is none %} limit => 1000{% else %} metadata_key => '{{ key }}'{% endif %})
+{%- endmacro %}
+
+{% macro lakehouse__show_commit_partitions(table, instant) -%}
+call show_commit_partitions(table => '{{ table }}', instant_time => '{{ instant }}')
+{%- endmacro %}
+
+{#- The instants of a timeline by its path (a table's metadata table). -#}
+{% macro lakehouse__show_timeline(path, limit) -%}
+call show_timeline(path => '{{ path }}', limit => {{ limit }})
+{%- endmacro %}
+
+{% macro lakehouse__delete_metadata_table(table) -%}
+call delete_metadata_table(table => '{{ table }}')
+{%- endmacro %}
+
+{% macro lakehouse__show_table_properties(table) -%}
+show tblproperties {{ table }}
+{%- endmacro %}
+
+{#- Columns, partition columns and location (rows of name, value). -#}
+{% macro lakehouse__describe_table(table) -%}
+describe table extended {{ table }}
+{%- endmacro %}
+
+{% macro lakehouse__describe_schema(schema) -%}
+describe schema extended {{ schema }}
+{%- endmacro %}
+
+{% macro lakehouse__has_rows(table) -%}
+select 1 from {{ table }} limit 1
+{%- endmacro %}
+
+{#- The zone of the JVM that runs Spark: Hudi's instants are in it by default. -#}
+{% macro lakehouse__jvm_time_zone() -%}
+select reflect('java.time.ZoneId', 'systemDefault')
+{%- endmacro %}
+
+{#- Hudi's own properties of a table (hoodie.properties), beside the catalog's. -#}
+{% macro lakehouse__show_hudi_table_properties(table, limit) -%}
+call show_table_properties(table => '{{ table }}', limit => {{ limit }})
+{%- endmacro %}
+
+{#- The columns of a relation that is a query (a file source: json.`path`). -#}
+{% macro lakehouse__describe_query(relation) -%}
+describe query select * from {{ relation }}
+{%- endmacro %}
