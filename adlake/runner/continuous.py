@@ -286,6 +286,9 @@ def next_piece(
     return piece, used
 
 
+PIECE_SCALE_FROM = 2.0  # seconds: see Checks.piece_scale
+
+
 class Checks:
     """The data tests of the batches whose models ran, when they run after
     the models (builds.checks_after_models): a `dbt test` of what those
@@ -323,7 +326,8 @@ class Checks:
         # The last piece's seconds over what its tests' times predicted
         # (1 to 2): a test's time from a check of batches, before it has read
         # whole tables, is short of a piece's, and a piece has dbt's start on
-        # top; capped, as a piece of a few short tests is mostly that start.
+        # top. Taken from pieces expected to take PIECE_SCALE_FROM seconds or
+        # more, and capped: a piece of a few short tests is mostly that start.
         self.piece_scale = 1.0
         if builds.checks_after_models and builds.manifest is not None:
             self.refresh()
@@ -355,7 +359,8 @@ class Checks:
         took = time.monotonic() - started
         self._timed(result, whole=True)
         predicted = expected * self.piece_scale
-        self.piece_scale = min(max(took / expected, 1.0), 2.0) if expected > 0 else 1.0
+        if expected >= PIECE_SCALE_FROM:
+            self.piece_scale = min(max(took / expected, 1.0), 2.0)
         self.sweep = self.sweep[len(piece) :]
         print(
             f"whole-table check: {len(piece)} data tests in {took:.1f} s "

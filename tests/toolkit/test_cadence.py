@@ -137,8 +137,21 @@ def test_a_piece_that_ran_longer_than_its_tests_times_said_shrinks_the_next(monk
     assert checks.piece_scale == 1.5
     # 4 s of room takes four tests by their times; at 1.5x, two.
     assert checks.run_piece(4.0) and builds.runs[-1] == ("full", ["t3", "t4"])
-    # Never more than twice: a piece of a few short tests is mostly dbt's start.
+    # A piece expected to take under 2 s is mostly dbt's start: it leaves the scale.
     builds.wall_per_test = 10.0
+    assert checks.run_piece(1.6) and builds.runs[-1] == ("full", ["t5"])
+    assert checks.piece_scale == 1.5
+
+
+def test_a_pieces_scale_is_at_most_two(monkeypatch):
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    checks, builds = checks_with_since()
+    monkeypatch.setattr(
+        "adlake.runner.continuous.time",
+        SimpleNamespace(monotonic=lambda: builds.now, time=time.time, sleep=time.sleep),
+    )
+    checks.want_full(4)
+    builds.wall_per_test = 10.0  # ten times the 1 s each test's time predicts
     assert checks.run_piece(math.inf) and checks.piece_scale == 2.0
 
 
