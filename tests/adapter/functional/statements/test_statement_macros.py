@@ -1,11 +1,12 @@
 """A project changes a statement the adapter runs by defining its
 lakehouse__* macro: dbt finds the project's before the adapter's."""
 
-# The adapter's own show_commits, marked: the marker in dbt's log shows whose
-# SQL ran, and the runs still read the timeline right.
-OWN_SHOW_COMMITS = """
-{% macro lakehouse__show_commits(table, limit) -%}
-/* the project's show_commits */ call show_commits(table => '{{ table }}', limit => {{ limit }})
+# The adapter's own statement, marked: the marker in dbt's log shows whose
+# SQL ran, and the incremental run that compares the table's settings with
+# the model's (from the catalog's properties) still writes right.
+OWN_TABLE_PROPERTIES = """
+{% macro lakehouse__show_table_properties(table) -%}
+/* the project's show_table_properties */ show tblproperties {{ table }}
 {%- endmacro %}
 """
 
@@ -17,15 +18,14 @@ select id, {{ var('batch') }} as version from (select explode(sequence(1, 3)) as
 
 
 def test_a_projects_statement_macro_is_the_one_run(project):
-    project.write("macros/own_statements.sql", OWN_SHOW_COMMITS)
+    project.write("macros/own_statements.sql", OWN_TABLE_PROPERTIES)
     project.model("events", EVENTS)
     log = project.root / "logs" / "dbt.log"
     project.dbt("run", "--vars", "{batch: 1}")
     before = log.stat().st_size if log.exists() else 0
     project.dbt("run", "--vars", "{batch: 2}")
     second = log.read_text()[before:]
-    assert "/* the project's show_commits */ call show_commits(" in second
-    assert "limit => " in second
+    assert "/* the project's show_table_properties */ show tblproperties" in second
     # The upsert's commit came after the first run's: two commits on the timeline.
     commits = [i for i in project.completed_instants("events") if i[2] in ("commit", "deltacommit")]
     assert len(commits) == 2
