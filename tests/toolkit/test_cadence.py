@@ -120,7 +120,9 @@ def test_a_piece_takes_the_tests_that_fit_by_their_last_times():
     assert next_piece(["x"], {}, room=0.5, cores=1) == ([], 0.0)  # 1 s before any timing
 
 
-def test_a_piece_that_ran_longer_than_its_tests_times_said_shrinks_the_next(monkeypatch):
+def sweeping_on_the_builds_clock(monkeypatch) -> tuple[Checks, RecordedChecks]:
+    """Checks on 2 cores with a whole-table check due, whose clock moves only
+    as the recorded builds run (wall_per_test seconds a test)."""
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     checks, builds = checks_with_since()
     monkeypatch.setattr(
@@ -128,6 +130,11 @@ def test_a_piece_that_ran_longer_than_its_tests_times_said_shrinks_the_next(monk
         SimpleNamespace(monotonic=lambda: builds.now, time=time.time, sleep=time.sleep),
     )
     checks.want_full(4)
+    return checks, builds
+
+
+def test_a_piece_that_ran_longer_than_its_tests_times_said_shrinks_the_next(monkeypatch):
+    checks, builds = sweeping_on_the_builds_clock(monkeypatch)
     # The batches' check timed each test at 2 s (1 s on 2 cores); read whole,
     # a test takes 1.5 s of the piece's wall time.
     checks.add({"number": 5}, {})
@@ -144,13 +151,7 @@ def test_a_piece_that_ran_longer_than_its_tests_times_said_shrinks_the_next(monk
 
 
 def test_a_pieces_scale_is_at_most_two(monkeypatch):
-    monkeypatch.setattr("os.cpu_count", lambda: 2)
-    checks, builds = checks_with_since()
-    monkeypatch.setattr(
-        "adlake.runner.continuous.time",
-        SimpleNamespace(monotonic=lambda: builds.now, time=time.time, sleep=time.sleep),
-    )
-    checks.want_full(4)
+    checks, builds = sweeping_on_the_builds_clock(monkeypatch)
     builds.wall_per_test = 10.0  # ten times the 1 s each test's time predicts
     assert checks.run_piece(math.inf) and checks.piece_scale == 2.0
 
