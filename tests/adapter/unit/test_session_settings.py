@@ -28,10 +28,3 @@ def test_clearing_goes_back_to_the_connections_own_settings():
     resets, sets = session_settings.plan(current, BASELINE, {})
     assert resets == ["hoodie.table.name", "spark.sql.sources.partitionOverwriteMode"]
     assert sets == BASELINE
-
-
-def test_statements_take_keys_and_values_verbatim():
-    assert session_settings.statements(["hoodie.a`b"], {"hoodie.c": "x; drop table t"}) == [
-        "reset `hoodie.a``b`",
-        "set `hoodie.c` = `x; drop table t`",
-    ]

@@ -61,6 +61,20 @@ PINNED = {
 }
 
 
+# Keys and values are taken verbatim: a `;` does not end the statement, a
+# backquote is doubled.
+PINNED |= {
+    ("show_settings", ()): "set",
+    ("show_setting", (("key", "spark.sql.parquet.enableVectorizedReader"),)): (
+        "set spark.sql.parquet.enableVectorizedReader"
+    ),
+    ("set_setting", (("key", "hoodie.c"), ("value", "x; drop table t"))): (
+        "set `hoodie.c` = `x; drop table t`"
+    ),
+    ("reset_setting", (("key", "hoodie.a`b"),)): "reset `hoodie.a``b`",
+}
+
+
 @pytest.mark.parametrize("case", sorted(PINNED, key=str), ids=lambda case: case[0])
 def test_each_statement_renders_its_sql(case):
     name, arguments = case

@@ -12,9 +12,10 @@ from dbt.adapters.spark.connections import SparkConnectionManager
 from dbt.adapters.spark.session import SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import connect_session, embedded_session, session_settings, warm_client
+from dbt.adapters.lakehouse import connect_session, embedded_session, warm_client
 from dbt.adapters.lakehouse.credentials import LakehouseMethod
 from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError
+from dbt.adapters.lakehouse.statements import Statements
 
 if TYPE_CHECKING:
     import agate
@@ -59,20 +60,25 @@ class SessionConf:
         self._manager, self._auto_begin = manager, auto_begin
         self._session = child_session(manager.get_thread_connection())
 
-    def _rows(self, sql: str) -> list[tuple[str, str]]:
+    def _send(self, statement: str, **arguments: str) -> Any:
+        sql = self._manager.statements.sql(statement, **arguments)
         _, cursor = self._manager.add_query(sql, self._auto_begin)
-        return [(str(row[0]), str(row[1])) for row in cursor.fetchall()]
+        return cursor
+
+    def _rows(self, statement: str, **arguments: str) -> list[tuple[str, str]]:
+        rows = self._send(statement, **arguments).fetchall()
+        return [(str(row[0]), str(row[1])) for row in rows]
 
     def all(self) -> dict[str, str]:
         """Every setting the session has a value for."""
         if self._session is not None:
             return {row[0]: row[1] for row in self._session.sql("set").collect()}
-        return dict(self._rows("set"))
+        return dict(self._rows("show_settings"))
 
     def get(self, key: str, default: str) -> str:
         if self._session is not None:
             return str(self._session.conf.get(key, default))
-        rows = self._rows(f"set {key}")
+        rows = self._rows("show_setting", key=key)
         value = rows[0][1] if rows else default
         return default if value == "<undefined>" else value
 
@@ -84,12 +90,16 @@ class SessionConf:
             for key, value in sets.items():
                 self._session.conf.set(key, value)
             return
-        for statement in session_settings.statements(resets, sets):
-            self._manager.add_query(statement, self._auto_begin)
+        for key in resets:
+            self._send("reset_setting", key=key)
+        for key, value in sets.items():
+            self._send("set_setting", key=key, value=value)
 
 
 class LakehouseConnectionManager(SparkConnectionManager):
     TYPE = "lakehouse"
+    # The adapter's, with a project's statement macros (set by the adapter).
+    statements = Statements()
 
     @classmethod
     def get_result_from_cursor(cls, cursor: Any, limit: int | None) -> agate.Table:

@@ -70,6 +70,7 @@ class LakehouseAdapter(SparkAdapter):
         # project's own of the same name first (statements.py).
         self._statement_sources: dict[str, str | None] = {}
         self._statements = Statements(self._statement_source)
+        cast(LakehouseConnectionManager, self.connections).statements = self._statements
         self._lake = LakeMetadata(self._rows, self._statements)
         self._change_reads = ChangeReadPlanner(
             self._lake, self._columns_of, self.scratch_identifier

@@ -10,7 +10,8 @@ including settings left by a write that failed before it could clear them.
 Only the difference is applied. On the embedded session it goes straight to the
 session's configuration: a model sets and clears 20 to 50 keys, and each as a
 `SET` statement costs 10-15 ms of Spark SQL plus dbt's statement handling. On
-a server it is sent as `SET`/`RESET` statements.
+a Thrift server it is sent as `SET`/`RESET` statements (connections.SessionConf,
+their SQL the macros of statements/session.sql).
 """
 
 from __future__ import annotations
@@ -35,15 +36,3 @@ def plan(
     resets = sorted(k for k in current if is_write_key(k) and k not in target)
     sets = {k: v for k, v in target.items() if current.get(k) != v}
     return resets, sets
-
-
-def backquoted(text: str) -> str:
-    """A key or value for a `SET` statement, taken verbatim: unquoted, Spark
-    ends the value at a `;` and refuses a key outside [A-Za-z0-9_.:]."""
-    return "`" + str(text).replace("`", "``") + "`"
-
-
-def statements(resets: list[str], sets: Mapping[str, str]) -> list[str]:
-    return [f"reset {backquoted(k)}" for k in resets] + [
-        f"set {backquoted(k)} = {backquoted(v)}" for k, v in sets.items()
-    ]
