@@ -69,6 +69,7 @@ class LakehouseAdapter(SparkAdapter):
         # The SQL of the adapter's own statements: lakehouse__* macros, a
         # project's own of the same name first (statements.py).
         self._statement_sources: dict[str, str | None] = {}
+        self._statements_resolver: Any = None  # the resolver they were found with
         self._statements = Statements(self._statement_source)
         cast(LakehouseConnectionManager, self.connections).statements = self._statements
         self._lake = LakeMetadata(self._rows, self._statements)
@@ -108,10 +109,15 @@ class LakehouseAdapter(SparkAdapter):
     def _statement_source(self, name: str) -> str | None:
         """The source of the macro `name` as dbt resolves it (a project's own
         before the adapter's); None before dbt has loaded the macros."""
+        resolver = self._macro_resolver
+        if resolver is None:
+            return None  # not kept: the macros come later
+        if resolver is not self._statements_resolver:
+            # Another invocation in this process (another project, perhaps):
+            # what was found before may not be its macros.
+            self._statement_sources.clear()
+            self._statements_resolver = resolver
         if name not in self._statement_sources:
-            resolver = self._macro_resolver
-            if resolver is None:
-                return None  # not kept: the macros come later
             macro = resolver.find_macro_by_name(name, self.config.project_name, None)
             self._statement_sources[name] = macro.macro_sql if macro is not None else None
         return self._statement_sources[name]
