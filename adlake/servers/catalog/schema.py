@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from adlake import ROOT
@@ -42,49 +43,30 @@ SCHEMA_CHECK_TABLES = (
 
 def provision(lay: Layout, account: Account, bin_dir: Path, port: int, secret: str) -> str:
     """Role, database and Hive schema, each created if missing; the schema version."""
-    exists = psql(
-        lay,
-        account,
-        bin_dir,
-        port,
+    sql = partial(psql, lay, account, bin_dir, port)  # on this cluster, as its superuser
+    exists = sql(
         "postgres",
         f"SELECT count(*) FROM pg_roles WHERE rolname = {literal(ROLE)};",
     )
     create = "CREATE" if exists == "0" else "ALTER"
     # The password on every start, so a changed LAKEHOUSE_CATALOG_PASSWORD applies.
-    psql(
-        lay,
-        account,
-        bin_dir,
-        port,
+    sql(
         "postgres",
         f'{create} ROLE "{ROLE}" LOGIN PASSWORD {literal(scram_verifier(secret))};',
     )
-    has_db = psql(
-        lay,
-        account,
-        bin_dir,
-        port,
+    has_db = sql(
         "postgres",
         f"SELECT count(*) FROM pg_database WHERE datname = {literal(DATABASE)};",
     )
     if has_db == "0":
         # Owned by the role, which may then create the tables in its public schema.
-        psql(
-            lay,
-            account,
-            bin_dir,
-            port,
+        sql(
             "postgres",
             f'CREATE DATABASE "{DATABASE}" OWNER "{ROLE}" ENCODING \'UTF8\';',
             transaction=False,
         )
     version_sql = 'SELECT "SCHEMA_VERSION" FROM "VERSION";'
-    has_schema = psql(
-        lay,
-        account,
-        bin_dir,
-        port,
+    has_schema = sql(
         DATABASE,
         "SELECT to_regclass('public.\"VERSION\"') IS NOT NULL;",
     )
@@ -100,19 +82,15 @@ def provision(lay: Layout, account: Account, bin_dir: Path, port: int, secret: s
         script = f'SET ROLE "{ROLE}";\n' + "\n".join(
             (SCHEMA_DIR / name).read_text() for name in SCHEMA_SCRIPTS
         )
-        psql(lay, account, bin_dir, port, DATABASE, script, log=lay.logs / "schema.log")
-    version = psql(lay, account, bin_dir, port, DATABASE, version_sql)
+        sql(DATABASE, script, log=lay.logs / "schema.log")
+    version = sql(DATABASE, version_sql)
     if version != SCHEMA_VERSION:
         raise CatalogError(
             f"The metastore schema in {lay.root} is version {version!r}; Spark 3.5's Hive 2.3.9 client "
             f"needs {SCHEMA_VERSION}"
         )
     names = ", ".join(literal(t) for t in SCHEMA_CHECK_TABLES)
-    found = psql(
-        lay,
-        account,
-        bin_dir,
-        port,
+    found = sql(
         DATABASE,
         f"SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tableowner = {literal(ROLE)} "
         f"AND tablename IN ({names});",
