@@ -1,16 +1,26 @@
-"""Planning a change read, and its SQL (no Spark)."""
+"""Planning a change read, and its SQL from the statement macros (no Spark)."""
 
 import pytest
 from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse.change_reads import ChangeRead, Timeline, plan_read
 from dbt.adapters.lakehouse.change_reads.planner import ChangeReadPlanner
+from dbt.adapters.lakehouse.change_reads.queries import ChangeReadQueries
 from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
-from dbt.adapters.lakehouse.change_reads.sql import (
-    changed_keys_sql,
-    image_value,
-    signed_changes_sql,
-)
+from dbt.adapters.lakehouse.statements import Statements
+
+QUERIES = ChangeReadQueries(Statements())
+changed_keys_sql = QUERIES.changed_keys
+signed_changes_sql = QUERIES.signed_changes
+
+
+def sql_of(read):
+    return QUERIES.relation(read)
+
+
+def image_value(image, field, data_type):
+    return Statements().sql("cdc_image_value", image=image, field=field, data_type=data_type)
+
 
 ACTIVE = ["20261122100000000", "20261122100500000", "20261122101000000"]
 # Each write's instant (when it was requested) is a minute before it completed.
@@ -22,7 +32,7 @@ def test_first_run_reads_everything_up_to_the_latest_instant():
     read = plan_read("dwd.events", "latest_state", None, TIMELINE, "full", "dws")
     assert (read.begin, read.end, read.note) == (None, ACTIVE[-1], None)
     assert (
-        read.sql()
+        sql_of(read)
         == f"(select * from hudi_table_changes('dwd.events', 'latest_state', 'earliest', '{ACTIVE[-1]}'))"
     )
 
@@ -30,17 +40,17 @@ def test_first_run_reads_everything_up_to_the_latest_instant():
 def test_incremental_run_reads_after_the_consumed_instant():
     read = plan_read("dwd.events", "cdc", ACTIVE[0], TIMELINE, "full", "dws")
     assert (read.begin, read.end) == (ACTIVE[0], ACTIVE[-1])
-    assert f"'cdc', '{ACTIVE[0]}', '{ACTIVE[-1]}'" in read.sql()
+    assert f"'cdc', '{ACTIVE[0]}', '{ACTIVE[-1]}'" in sql_of(read)
 
 
 def test_nothing_new_is_an_empty_read():
     read = plan_read("dwd.events", "latest_state", ACTIVE[-1], TIMELINE, "full", "dws")
-    assert read.is_empty and read.sql().endswith("where false)")
+    assert read.is_empty and sql_of(read).endswith("where false)")
 
 
 def test_upstream_without_commits_is_empty():
     read = plan_read("dwd.events", "latest_state", None, Timeline(), "full", "dws")
-    assert read.is_empty and read.sql() == "(select * from dwd.events where false)"
+    assert read.is_empty and sql_of(read) == "(select * from dwd.events where false)"
 
 
 def test_consumed_instant_gone_falls_back_to_a_full_read_with_a_note():
@@ -118,7 +128,7 @@ def test_full_cdc_read_is_the_snapshot_as_inserts_with_encoded_images():
         "dws",
         [("id", "bigint"), ("event_date", "date"), ("event_at", "timestamp")],
     )
-    sql = read.sql()
+    sql = sql_of(read)
     assert "hudi_table_changes" not in sql and "from dwd.events" in sql
     assert "'i' as op" in sql and "cast(null as string) as before" in sql
     assert "'event_date', datediff(event_date, date'1970-01-01')" in sql

@@ -6,6 +6,10 @@ import pytest
 from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse import data_test_scope
+from dbt.adapters.lakehouse.data_test_queries import DataTestQueries
+from dbt.adapters.lakehouse.statements import Statements
+
+QUERIES = DataTestQueries(Statements())
 
 
 @pytest.mark.parametrize(
@@ -52,7 +56,7 @@ SINCE = data_test_scope.Since(instant="20261124101010123", completed="2026112410
 
 
 def test_rows_are_read_incrementally_from_the_completion_time():
-    scoped = data_test_scope.scoped_relation("s.t", ("rows", []), SINCE, where="cost > 0")
+    scoped = QUERIES.scoped_relation("s.t", ("rows", []), SINCE, where="cost > 0")
     assert scoped == (
         "(select * from hudi_table_changes('s.t', 'latest_state', '20261124101011456') "
         "where (cost > 0)) dbt_subquery"
@@ -60,28 +64,28 @@ def test_rows_are_read_incrementally_from_the_completion_time():
 
 
 def test_rows_come_from_the_snapshot_where_the_incremental_read_returns_lost_writes():
-    since = dataclasses.replace(SINCE, incremental_exact=False, partitions="(`d` = 'x')")
-    scoped = data_test_scope.scoped_relation("s.t", ("rows", []), since, where="cost > 0")
+    since = dataclasses.replace(SINCE, incremental_exact=False, partitions=((("d", "x"),),))
+    scoped = QUERIES.scoped_relation("s.t", ("rows", []), since, where="cost > 0")
     assert scoped == (
-        "(select * from s.t where (`d` = 'x') and _hoodie_commit_time > '20261124101010123'"
+        "(select * from s.t where ((cast(`d` as string) = 'x')) and _hoodie_commit_time > '20261124101010123'"
         " and (cost > 0)) dbt_subquery"
     )
 
 
 def test_a_key_test_reads_every_row_sharing_a_written_key():
     written = "_hoodie_commit_time > '20261124101010123'"
-    one = data_test_scope.scoped_relation("s.t", ("keys", ["event_id"]), SINCE)
+    one = QUERIES.scoped_relation("s.t", ("keys", ["event_id"]), SINCE)
     assert (
         one
         == f"(select * from s.t where event_id in (select event_id from s.t where {written})) dbt_subquery"
     )
-    two = data_test_scope.scoped_relation("s.t", ("keys", ["d", "a"]), SINCE)
+    two = QUERIES.scoped_relation("s.t", ("keys", ["d", "a"]), SINCE)
     assert (
         two
         == f"(select * from s.t where (d, a) in (select d, a from s.t where {written})) dbt_subquery"
     )
     # The test's own `where` applies to the keys and to the rows read.
-    filtered = data_test_scope.scoped_relation("s.t", ("keys", ["k"]), SINCE, where="x = 1")
+    filtered = QUERIES.scoped_relation("s.t", ("keys", ["k"]), SINCE, where="x = 1")
     assert (
         filtered
         == f"(select * from s.t where k in (select k from s.t where {written} and (x = 1)) and (x = 1)) dbt_subquery"
@@ -95,7 +99,7 @@ def test_an_unknown_mode_names_the_var_and_the_choices():
 
 
 def test_a_reconciliation_compares_the_groups_either_table_had_written():
-    sql = data_test_scope.changed_values_sql(
+    sql = QUERIES.changed_values(
         [
             ("s.daily", data_test_scope.Since("5", "6")),
             ("s.events", data_test_scope.Since("7", "8")),
@@ -133,7 +137,7 @@ def test_a_model_declares_the_upstream_its_rows_follow():
     upstream, key, partition_by = data_test_scope.rows_from(VIEW, NODES)
     assert (upstream["alias"], key, partition_by) == ("events", "event_id", ())
     assert data_test_scope.rows_from({"name": "plain", "config": {}}, NODES) is None
-    scoped = data_test_scope.rows_from_relation("s.labelled", "s.events", "event_id", SINCE)
+    scoped = QUERIES.rows_from_relation("s.labelled", "s.events", "event_id", SINCE)
     assert scoped == (
         "(select * from s.labelled where event_id in (select event_id from s.events "
         "where _hoodie_commit_time > '20261124101010123')) dbt_subquery"
@@ -158,23 +162,29 @@ def test_a_wrong_declaration_says_what_to_write(declared, message):
         )
 
 
+def predicate(partitions):
+    return Statements().sql("written_partitions", partitions=partitions)
+
+
 def test_the_partitions_written_become_a_filter_on_their_columns():
-    columns, predicate = data_test_scope.partitions_predicate(
+    columns, partitions = data_test_scope.partition_values(
         ["event_date=2026-11-24", "event_date=2026-11-25", "event_date=2026-11-24"]
     )
     assert columns == ("event_date",)
-    assert predicate == (
+    assert predicate(partitions) == (
         "((cast(`event_date` as string) = '2026-11-24') or "
         "(cast(`event_date` as string) = '2026-11-25'))"
     )
-    columns, predicate = data_test_scope.partitions_predicate(
+    columns, partitions = data_test_scope.partition_values(
         ["region=eu/day=2026-11-24", "region=__HIVE_DEFAULT_PARTITION__/day=2026-11-25"]
     )
     assert columns == ("region", "day")
-    assert predicate == (
+    assert predicate(partitions) == (
         "((`region` is null and cast(`day` as string) = '2026-11-25') or "
         "(cast(`region` as string) = 'eu' and cast(`day` as string) = '2026-11-24'))"
     )
+    # A write that wrote nothing: no partition, no row.
+    assert predicate(()) == "false"
 
 
 @pytest.mark.parametrize(
@@ -188,25 +198,23 @@ def test_the_partitions_written_become_a_filter_on_their_columns():
     ],
 )
 def test_partitions_that_cannot_be_named_prune_nothing(paths):
-    assert data_test_scope.partitions_predicate(paths) is None
+    assert data_test_scope.partition_values(paths) is None
 
 
 def test_the_rows_written_are_read_from_the_partitions_written():
-    columns, predicate = data_test_scope.partitions_predicate(["event_date=2026-11-24"])
-    since = data_test_scope.Since("5", "6", partitions=predicate, partition_columns=columns)
-    written = f"{predicate} and _hoodie_commit_time > '5'"
-    assert data_test_scope.written_filter(since) == written
-    assert data_test_scope.scoped_relation("s.t", ("keys", ["k"]), since) == (
+    columns, partitions = data_test_scope.partition_values(["event_date=2026-11-24"])
+    since = data_test_scope.Since("5", "6", partitions=partitions, partition_columns=columns)
+    written = f"{predicate(partitions)} and _hoodie_commit_time > '5'"
+    assert QUERIES.written_filter(since) == written
+    assert QUERIES.scoped_relation("s.t", ("keys", ["k"]), since) == (
         f"(select * from s.t where k in (select k from s.t where {written})) dbt_subquery"
     )
     # A view with the upstream's partition column: its rows come from those partitions too.
-    assert data_test_scope.rows_from_relation(
-        "s.v", "s.t", "k", since, partition_by=("event_date",)
-    ) == (
-        f"(select * from s.v where {predicate} and k in (select k from s.t where {written})) dbt_subquery"
+    assert QUERIES.rows_from_relation("s.v", "s.t", "k", since, partition_by=("event_date",)) == (
+        f"(select * from s.v where {predicate(partitions)} and k in (select k from s.t where {written})) dbt_subquery"
     )
     # Declared on other columns than the upstream's: the view is not pruned.
-    assert data_test_scope.rows_from_relation("s.v", "s.t", "k", since, partition_by=("day",)) == (
+    assert QUERIES.rows_from_relation("s.v", "s.t", "k", since, partition_by=("day",)) == (
         f"(select * from s.v where k in (select k from s.t where {written})) dbt_subquery"
     )
 

@@ -75,6 +75,96 @@ PINNED |= {
 }
 
 
+# Change reads (change_reads/queries.py says which one a range needs).
+CHANGES = "hudi_table_changes('dwd.events', 'cdc', '1', '2')"
+PINNED |= {
+    (
+        "table_changes",
+        (("table", "dwd.events"), ("mode", "cdc"), ("begin", "1"), ("end", "2")),
+    ): CHANGES,
+    ("table_changes", (("table", T), ("mode", "latest_state"), ("begin", "earliest"))): (
+        "hudi_table_changes('analytics.events', 'latest_state', 'earliest')"
+    ),
+    ("all_rows", (("relation", "dws.s__lakehouse_read_1"),)): (
+        "(select * from dws.s__lakehouse_read_1)"
+    ),
+    ("no_rows", (("relation", T),)): "(select * from analytics.events where false)",
+    ("no_cdc_rows", ()): (
+        "(select cast(null as string) as op, cast(null as string) as ts_ms, "
+        "cast(null as string) as before, cast(null as string) as after where false)"
+    ),
+    (
+        "current_records",
+        (("table", "dwd.events"), ("changes", CHANGES), ("partition_columns", ("day", "hour"))),
+    ): (
+        f"(select changes.* from {CHANGES} as changes left semi join (select _hoodie_record_key, "
+        "_hoodie_partition_path, _hoodie_commit_time from dwd.events where array_contains("
+        f"(select collect_set(struct(`day`, `hour`)) from {CHANGES}), struct(`day`, `hour`))) "
+        "as current on changes._hoodie_record_key = current._hoodie_record_key and "
+        "changes._hoodie_partition_path = current._hoodie_partition_path and "
+        "changes._hoodie_commit_time = current._hoodie_commit_time)"
+    ),
+    ("cdc_image_json", (("column", "event_date"), ("data_type", "DATE"))): (
+        "datediff(event_date, date'1970-01-01')"
+    ),
+    ("cdc_image_value", (("image", "c.image"), ("field", "at"), ("data_type", "timestamp"))): (
+        "timestamp_micros(cast(c.image.`at` as bigint))"
+    ),
+    (
+        "snapshot_as_cdc_inserts",
+        (("table", "dwd.events"), ("columns", (("id", "bigint"), ("at", "timestamp")))),
+    ): (
+        "(select 'i' as op, _hoodie_commit_time as ts_ms, cast(null as string) as before, "
+        "to_json(named_struct('id', id, 'at', unix_micros(at))) as after from dwd.events)"
+    ),
+    ("signed_snapshot", (("table", "dwd.events"), ("columns", ("d", "cost")))): (
+        "(select 1 as _sign, d, cost from dwd.events)"
+    ),
+    (
+        "signed_images",
+        (("relation", "(select * from x)"), ("columns", (("d", "D", "date"), ("c", "c", "int")))),
+    ): (
+        "(select 1 as _sign, date_add(date'1970-01-01', cast(c.image.`D` as int)) as d, "
+        "cast(c.image.`c` as int) as c from (select from_json(c.after, '`D` string, `c` string') "
+        "as image from (select * from x) as c where c.after is not null and c.after != 'null') "
+        "as c union all select -1 as _sign, date_add(date'1970-01-01', cast(c.image.`D` as int)) "
+        "as d, cast(c.image.`c` as int) as c from (select from_json(c.before, '`D` string, "
+        "`c` string') as image from (select * from x) as c where c.before is not null and "
+        "c.before != 'null') as c)"
+    ),
+    ("distinct_keys", (("signed", "(signed)"), ("keys", ("d", "a")))): (
+        "(select distinct d, a from (signed) as images)"
+    ),
+}
+
+# Data tests scoped to what a run wrote (data_test_queries.py).
+PINNED |= {
+    (
+        "written_partitions",
+        (("partitions", ((("d", "x"), ("r", None)), (("d", "y"), ("r", "eu")))),),
+    ): (
+        "((cast(`d` as string) = 'x' and `r` is null) or "
+        "(cast(`d` as string) = 'y' and cast(`r` as string) = 'eu'))"
+    ),
+    ("written_since", (("instant", "5"), ("partitions", ()))): (
+        "false and _hoodie_commit_time > '5'"
+    ),
+    (
+        "keys_in",
+        (("keys", ("d", "a")), ("relation", T), ("conditions", ("x", "y")), ("where", "z = 1")),
+    ): ("(d, a) in (select d, a from analytics.events where x and y and (z = 1))"),
+    ("tested_rows", (("relation", T), ("conditions", ("k in (1)",)))): (
+        "(select * from analytics.events where k in (1)) dbt_subquery"
+    ),
+    ("tested_changes", (("changes", "hudi_table_changes(x)"), ("where", "z = 1"))): (
+        "(select * from hudi_table_changes(x) where (z = 1)) dbt_subquery"
+    ),
+    ("changed_values", (("columns", ("d",)), ("written", (("s.a", "x"), ("s.b", "y"))))): (
+        "select d from s.a where x union select d from s.b where y"
+    ),
+}
+
+
 @pytest.mark.parametrize("case", sorted(PINNED, key=str), ids=lambda case: case[0])
 def test_each_statement_renders_its_sql(case):
     name, arguments = case
@@ -91,6 +181,17 @@ def test_a_projects_macro_of_the_same_name_is_used_instead():
     assert statements.sql("show_commits", table=T, limit=10) == "select * from analytics.events_log"
     # The others stay the adapter's.
     assert statements.sql("has_rows", table=T) == PINNED[("has_rows", (("table", T),))]
+
+
+def test_a_projects_macro_can_call_the_others_of_its_file_and_they_call_it():
+    # The project's image encoding: every column as text.
+    own = (
+        "{% macro lakehouse__cdc_image_json(column, data_type) %}"
+        "cast({{ column }} as string){% endmacro %}"
+    )
+    statements = Statements(lambda name: own if name == "lakehouse__cdc_image_json" else None)
+    sql = statements.sql("snapshot_as_cdc_inserts", table="t", columns=[("d", "date")])
+    assert "named_struct('d', cast(d as string))" in sql
 
 
 def test_an_unknown_statement_says_so():

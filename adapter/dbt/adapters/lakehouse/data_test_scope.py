@@ -56,6 +56,9 @@ MODES = ("full", "changed")
 META_KEY = "lakehouse_test_scope"
 ROWS_FROM_KEY = "lakehouse_rows_from"
 
+# Partitions a write touched: each as its (column, value) pairs.
+Partitions = tuple[tuple[tuple[str, str | None], ...], ...]
+
 ROW_TESTS = frozenset({"not_null", "accepted_values", "relationships"})
 KEY_TESTS = {
     "unique": lambda kwargs: [kwargs.get("column_name")],
@@ -102,10 +105,11 @@ class Since:
 
     instant: str  # the rows of later commits carry a greater _hoodie_commit_time
     completed: str  # an incremental read of the later commits begins here
-    # Once the write is done: a filter on the partition columns that keeps the
-    # partitions the later commits wrote (partitions_predicate), so that a
-    # query for their rows reads only those partitions. None: all of them.
-    partitions: str | None = None
+    # Once the write is done: the partitions the later commits wrote, each
+    # as its (column, value) pairs (value None: Hudi's null partition), so
+    # that a query for their rows reads only those partitions (none: the
+    # write wrote nothing). None: all of them.
+    partitions: Partitions | None = None
     partition_columns: tuple[str, ...] = ()
     # False when the table's incremental query can return a write that lost
     # to the stored record (change_reads.planner.returns_lost_writes): its
@@ -113,34 +117,18 @@ class Since:
     incremental_exact: bool = True
 
 
-def written_rows(relation: str, since: Since) -> str:
-    """The rows of `relation` that later commits wrote, as they are now: a
-    Hudi incremental read, which opens only the files those commits wrote."""
-    return f"hudi_table_changes('{relation}', 'latest_state', '{since.completed}')"
-
-
-def written_filter(since: Since) -> str:
-    """The same rows as a filter. It reads every file of the partitions the
-    commits wrote (of the whole table when they are not known), but can sit
-    in a query that reads the table again: Spark 3.5 fails (an internal
-    assertion in ColumnarToRowExec, when it looks for an exchange to reuse)
-    on some queries that read a table both whole and incrementally."""
-    later = f"_hoodie_commit_time > '{since.instant}'"
-    return f"{since.partitions} and {later}" if since.partitions else later
-
-
 # Hudi's folder for the rows whose partition value is null.
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
 
-def partitions_predicate(paths: Iterable[str]) -> tuple[tuple[str, ...], str] | None:
-    """(the partition columns, a filter that keeps the partitions named by
+def partition_values(paths: Iterable[str]) -> tuple[tuple[str, ...], Partitions] | None:
+    """(the partition columns, each partition's (column, value) pairs) of
     Hudi's hive-style partition paths: `event_date=2024-05-01`, `a=1/b=x`, as
-    its commit metadata lists them); None when one is not of that form (a
-    table not partitioned, or not hive-style), so that nothing is pruned. The
-    columns are compared as strings: a path holds the value's text, as the
-    writer cast it."""
-    alternatives = []
+    its commit metadata lists them; None when one is not of that form (a
+    table not partitioned, or not hive-style), so that nothing is pruned. A
+    value is the text the writer wrote (None for the null partition); a
+    query compares it with the column as text."""
+    partitions = []
     columns: tuple[str, ...] = ()
     for path in sorted(set(paths)):
         parts = [part.partition("=") for part in path.split("/")]
@@ -153,42 +141,14 @@ def partitions_predicate(paths: Iterable[str]) -> tuple[tuple[str, ...], str] | 
         if columns and named != columns:  # not one layout: a table repartitioned
             return None
         columns = named
-        terms = [
-            f"`{column}` is null"
-            if value == NULL_PARTITION
-            else f"cast(`{column}` as string) = '{value}'"
-            for column, _, value in parts
-        ]
-        alternatives.append("(" + " and ".join(terms) + ")")
-    if not alternatives:
+        partitions.append(
+            tuple(
+                (column, None if value == NULL_PARTITION else value) for column, _, value in parts
+            )
+        )
+    if not partitions:
         return None
-    return columns, "(" + " or ".join(alternatives) + ")"
-
-
-def scoped_relation(
-    relation: str, kind: tuple[str, list[str]], since: Since, where: str = ""
-) -> str:
-    """What a test of this kind must read of `relation` after the writes that
-    came after `since`, as a subquery for its FROM clause."""
-    scope, keys = kind
-    if scope == "rows":
-        if not since.incremental_exact:
-            return keyed_rows(relation, written_filter(since), where)
-        filtered = f" where ({where})" if where else ""
-        return f"(select * from {written_rows(relation, since)}{filtered}) dbt_subquery"
-    changed = written_filter(since) + (f" and ({where})" if where else "")
-    columns = ", ".join(keys)
-    target = keys[0] if len(keys) == 1 else f"({columns})"
-    keyed = f"{target} in (select {columns} from {relation} where {changed})"
-    return keyed_rows(relation, keyed, where)
-
-
-def keyed_rows(relation: str, keyed: str, where: str = "") -> str:
-    """`relation`'s rows that pass `keyed` (and the test's `where`), as a
-    subquery for a test's FROM clause."""
-    return (
-        f"(select * from {relation} where {keyed}{f' and ({where})' if where else ''}) dbt_subquery"
-    )
+    return columns, tuple(partitions)
 
 
 def rows_from(
@@ -225,36 +185,4 @@ def rows_from(
     raise CompilationError(
         f"'{name}': meta {ROWS_FROM_KEY} names model {upstream!r}, which '{name}' does not select from "
         f"(ref it in its SQL, or name the model it does ref)."
-    )
-
-
-def rows_from_relation(
-    relation: str,
-    upstream: str,
-    key: str,
-    since: Since,
-    where: str = "",
-    partition_by: tuple[str, ...] = (),
-) -> str:
-    """The rows of `relation` whose `key` the writes to `upstream` after
-    `since` wrote: for both row and key tests, since each row of `relation`
-    is the upstream's row of that key. (A filter on the upstream, not an
-    incremental read: `relation` reads the upstream whole.) With the
-    upstream's `partition_by` columns, `relation`'s rows are read from the
-    partitions the writes touched only."""
-    keyed = f"{key} in (select {key} from {upstream} where {written_filter(since)})"
-    if since.partitions and partition_by and tuple(partition_by) == since.partition_columns:
-        keyed = f"{since.partitions} and {keyed}"
-    return keyed_rows(relation, keyed, where)
-
-
-def changed_values_sql(written: list[tuple[str, Since]], columns: list[str]) -> str:
-    """The distinct values of `columns` among the rows written to each
-    (relation, since) pair: the groups a reconciliation must compare. (A
-    filter, not an incremental read: the reconciliation reads the same
-    tables whole.)"""
-    selected = ", ".join(columns)
-    return " union ".join(
-        f"select {selected} from {relation} where {written_filter(since)}"
-        for relation, since in written
     )

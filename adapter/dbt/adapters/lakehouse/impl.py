@@ -27,8 +27,9 @@ from dbt.adapters.lakehouse import (
     strategies,
 )
 from dbt.adapters.lakehouse.change_reads import ChangeRead, ChangeReadPlanner
-from dbt.adapters.lakehouse.change_reads import sql as change_read_sql
+from dbt.adapters.lakehouse.change_reads.queries import ChangeReadQueries
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
+from dbt.adapters.lakehouse.data_test_queries import DataTestQueries
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 from dbt.adapters.lakehouse.relation_configs.hudi_table import HudiTableConfig
 from dbt.adapters.lakehouse.statements import Statements
@@ -76,12 +77,15 @@ class LakehouseAdapter(SparkAdapter):
         self._change_reads = ChangeReadPlanner(
             self._lake, self._columns_of, self.scratch_identifier
         )
+        self._change_queries = ChangeReadQueries(self._statements)
         self._hudi_configs: dict[tuple[str, str], HudiTableConfig] = {}
         # What each table model with skip_unchanged is built from (unchanged_builds).
         self._builds = BuildRecords(self._lake)
         # Per table this invocation wrote, its latest commit before the write,
         # for data tests scoped to what changed (data_test_scope).
-        self._written = WrittenTables(self._lake, self._changed_since)
+        self._written = WrittenTables(
+            self._lake, DataTestQueries(self._statements), self._changed_since
+        )
         # Incremental models whose SQL said, as it compiled, that it has
         # nothing new to read (lake_nothing_to_read).
         self._nothing_to_read: set[str] = set()
@@ -416,12 +420,22 @@ class LakehouseAdapter(SparkAdapter):
         return self._change_reads.skipped_write_positions(model)
 
     @available
+    def change_read_relation(self, read: ChangeRead) -> str:
+        """A parenthesised relation for the model's FROM clause (ChangeReadQueries)."""
+        return self._change_queries.relation(read)
+
+    @available
+    def change_read_source(self, read: ChangeRead) -> str:
+        """The relation that reads the range from the upstream itself."""
+        return self._change_queries.source(read)
+
+    @available
     def changed_keys_sql(self, read: ChangeRead, keys: list[str]) -> str:
-        return change_read_sql.changed_keys_sql(read, keys)
+        return self._change_queries.changed_keys(read, keys)
 
     @available
     def signed_changes_sql(self, read: ChangeRead, columns: list[str]) -> str:
-        return change_read_sql.signed_changes_sql(read, columns, "lake_signed_changes")
+        return self._change_queries.signed_changes(read, columns, "lake_signed_changes")
 
     # --- models rebuilt only when an upstream changed (unchanged_builds) -----
 

@@ -8,8 +8,9 @@ macro before an adapter's, as for any adapter macro. The Python modules parse
 the rows and decide; they hold no SQL.
 
 A statement macro is text built from its arguments, so it is rendered with
-them alone (no `adapter`, `var` or `ref`): the same way at run time and in
-the macro tests, which render each one offline and pin its SQL.
+them alone (no `adapter`, `var` or `ref`; the other macros of its file are
+there): the same way at run time and in the macro tests, which render each
+one offline and pin its SQL.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from dbt_common.clients.jinja import get_template
 from dbt_common.exceptions import DbtRuntimeError
-from dbt_common.utils.jinja import get_dbt_macro_name
+from dbt_common.utils.jinja import MACRO_PREFIX, get_dbt_macro_name
 
 from dbt.include import lakehouse as include
 
@@ -56,12 +57,35 @@ class Statements:
 
     def sql(self, name: str, **kwargs: Any) -> str:
         macro = PREFIX + name
-        source = self._find(macro) or packaged().get(macro)
-        if source is None:
+        own = packaged().get(macro, "")
+        # The project's macros of this name and of the others of its file
+        # come after the file, so they replace those, and each can call the
+        # others (a macro of the file calls the project's in its place).
+        names = MACRO_NAME.findall(own) or [macro]
+        theirs = [found for found in map(self._find, names) if found]
+        if not own and not theirs:
             raise DbtRuntimeError(
                 f"No statement macro {macro}: the adapter's install is incomplete."
             )
+        source = "\n".join([own, *theirs])
         module = self._modules.get(source)
         if module is None:
-            module = self._modules[source] = get_template(source, {}).module
+            module = self._modules[source] = _compiled(source)
         return str(getattr(module, get_dbt_macro_name(macro))(**kwargs)).strip()
+
+
+def _compiled(source: str) -> Any:
+    """The template module of `source`, whose macros can call each other by
+    name: dbt's Jinja renames each macro (dbt_macro__<name>) and looks names
+    up in the context when a macro runs, so the context is given the file's
+    macros once they exist."""
+    context: dict[str, Any] = {}
+    module = get_template(source, context).module
+    context.update(
+        {
+            name.removeprefix(MACRO_PREFIX): getattr(module, name)
+            for name in dir(module)
+            if name.startswith(MACRO_PREFIX)
+        }
+    )
+    return module

@@ -21,6 +21,7 @@ from typing import Any
 
 from dbt.adapters.lakehouse import data_test_scope
 from dbt.adapters.lakehouse.change_reads.planner import returns_lost_writes
+from dbt.adapters.lakehouse.data_test_queries import DataTestQueries
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 
 # Commits looked at after the noted one: with more, every partition stays in.
@@ -29,9 +30,13 @@ COMMIT_SCAN = 20
 
 class WrittenTables:
     def __init__(
-        self, metadata: LakeMetadata, earlier: Callable[[], Mapping[str, str]] = dict
+        self,
+        metadata: LakeMetadata,
+        queries: DataTestQueries,
+        earlier: Callable[[], Mapping[str, str]] = dict,
     ) -> None:
         self._metadata = metadata
+        self._queries = queries
         # Tables an earlier invocation wrote, with their latest instant before
         # it (lakehouse_changed_since); read when a test first asks.
         self._earlier = earlier
@@ -74,13 +79,13 @@ class WrittenTables:
                 for instant in later
                 for path in self._metadata.commit_partitions(table, instant)
             ]
-            written = data_test_scope.partitions_predicate(paths)
+            written = data_test_scope.partition_values(paths)
             if written:
                 since = dataclasses.replace(
                     since, partition_columns=written[0], partitions=written[1]
                 )
         elif commits and not later:  # the model wrote nothing: no row to read
-            since = dataclasses.replace(since, partitions="false")
+            since = dataclasses.replace(since, partitions=())
         if later and returns_lost_writes(self._metadata.table_properties(table)):
             since = dataclasses.replace(since, incremental_exact=False)
         self._since[table] = since
@@ -139,7 +144,7 @@ class WrittenTables:
             return None
         since = self.written_after(relation.lower())
         if since:
-            return data_test_scope.scoped_relation(relation, kind, since, where)
+            return self._queries.scoped_relation(relation, kind, since, where)
         follows = data_test_scope.rows_from(tested, nodes) if tested else None
         if follows is None:
             return None
@@ -148,7 +153,7 @@ class WrittenTables:
         since = self.written_after(upstream_relation.lower())
         if not since:
             return None
-        return data_test_scope.rows_from_relation(
+        return self._queries.rows_from_relation(
             relation, upstream_relation, key, since, where, partition_by
         )
 
@@ -172,4 +177,4 @@ class WrittenTables:
             if not since:
                 return None
             written.append((relation, since))
-        return data_test_scope.changed_values_sql(written, columns)
+        return self._queries.changed_values(written, columns)

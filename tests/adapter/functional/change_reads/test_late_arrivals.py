@@ -13,6 +13,8 @@ import pytest
 
 from dbt.adapters.lakehouse.change_reads import ChangeRead
 from dbt.adapters.lakehouse.change_reads.planner import returns_lost_writes
+from dbt.adapters.lakehouse.change_reads.queries import ChangeReadQueries
+from dbt.adapters.lakehouse.statements import Statements
 
 # Each run writes version v of records 1-3 and version 5 - v of record 4: record
 # 4 arrives at 4, then 3, then 2, and stays at 4 (the highest version wins).
@@ -118,7 +120,8 @@ def test_reads_of_merge_on_read_tables_ordered_by_a_field_are_checked(properties
 def test_a_checked_read_keeps_the_rows_the_snapshot_holds_at_the_same_commit():
     read = ChangeRead("dwd.events", "latest_state", "1", "2", check_current=True)
     changes = "hudi_table_changes('dwd.events', 'latest_state', '1', '2')"
-    assert read.sql() == (
+    queries = ChangeReadQueries(Statements())
+    assert queries.relation(read) == (
         f"(select changes.* from {changes} as changes left semi join "
         "(select _hoodie_record_key, _hoodie_partition_path, _hoodie_commit_time from dwd.events) "
         "as current on changes._hoodie_record_key = current._hoodie_record_key "
@@ -131,10 +134,9 @@ def test_a_checked_read_keeps_the_rows_the_snapshot_holds_at_the_same_commit():
     )
     assert (
         "from dwd.events where array_contains((select collect_set(struct(`day`)) "
-        f"from {changes}), struct(`day`))" in partitioned.sql()
+        f"from {changes}), struct(`day`))" in queries.relation(partitioned)
     )
     # An empty read reads nothing to check.
-    assert (
-        "semi join"
-        not in ChangeRead("dwd.events", "latest_state", "2", "2", check_current=True).sql()
+    assert "semi join" not in queries.relation(
+        ChangeRead("dwd.events", "latest_state", "2", "2", check_current=True)
     )

@@ -4,7 +4,7 @@ model's last run, exactly once (`lake_changes`, `lake_changed_keys`,
 
 - ranges.py: what a range is and how one is chosen (positions, gaps);
 - planner.py: planning a run's ranges against the lake, and recording them;
-- sql.py: the SQL text that reads a range.
+- queries.py: which relation reads a range (its SQL: macros/statements/change_reads.sql).
 """
 
 from dbt.adapters.lakehouse.change_reads.planner import ChangeReadPlanner

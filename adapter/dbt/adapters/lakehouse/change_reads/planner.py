@@ -41,7 +41,7 @@ def returns_lost_writes(properties: Mapping[str, str]) -> bool:
     whose records merge by an ordering field (or by a payload or merge mode
     other than the latest commit winning), Hudi 1.2 merges a range's log
     records without the file slice written before the range (see
-    sql.current_records). From the table's catalog properties, as
+    queries.ChangeReadQueries.source). From the table's catalog properties, as
     TableLayout.from_table reads them; a copy-on-write table merges as it
     writes, and its reads are right."""
     if not is_merge_on_read(properties):

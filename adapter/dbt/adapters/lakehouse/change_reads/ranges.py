@@ -16,8 +16,6 @@ from dataclasses import dataclass
 
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.lakehouse.change_reads import sql
-
 MODES = ("latest_state", "cdc")
 GAP_POLICIES = ("full", "fail")
 # Hudi copies write options with this prefix into the commit's extra metadata.
@@ -141,7 +139,7 @@ class ChangeRead:
     # a latest_state range of a copy-on-write upstream (planner._worth_staging).
     staged_as: str | None = None
     # Keep only the changed rows that are the upstream's current records (see
-    # sql.current_records): set for incremental latest_state reads of an
+    # ChangeReadQueries.source): set for incremental latest_state reads of an
     # upstream whose incremental query can return a write that lost to the
     # stored record. Its partition columns limit the check to the partitions
     # the changes touch.
@@ -155,14 +153,6 @@ class ChangeRead:
     @property
     def is_incremental(self) -> bool:
         return self.begin is not None and not self.is_empty
-
-    def sql(self) -> str:
-        """A parenthesised relation for the model's FROM clause."""
-        return sql.read_relation(self)
-
-    def source_sql(self) -> str:
-        """The relation that reads the range from the upstream itself."""
-        return sql.source_relation(self)
 
     def describe(self) -> str:
         start = "the start" if self.begin is None else self.begin

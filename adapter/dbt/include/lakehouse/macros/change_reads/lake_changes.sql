@@ -17,7 +17,7 @@
   {%- if not execute -%}
     {{ return(upstream) }}
   {%- endif -%}
-  {{ return(lakehouse_plan_change_read(upstream, mode, on_gap).sql()) }}
+  {{ return(adapter.change_read_relation(lakehouse_plan_change_read(upstream, mode, on_gap))) }}
 {%- endmacro %}
 
 
@@ -41,9 +41,9 @@
 {% macro lakehouse_stage_change_reads() -%}
   {%- for read in adapter.change_reads(model) -%}
     {%- if read.staged_as -%}
-      {%- do lakehouse_create_scratch_table(lakehouse_scratch_relation(read), 'select * from ' ~ read.source_sql() ~ ' as changes') -%}
+      {%- do lakehouse_create_scratch_table(lakehouse_scratch_relation(read), 'select * from ' ~ adapter.change_read_source(read) ~ ' as changes') -%}
     {%- endif -%}
-    {%- set rows = 0 if read.is_empty else run_query('select count(*) from ' ~ read.sql() ~ ' as changes').rows[0][0] -%}
+    {%- set rows = 0 if read.is_empty else run_query('select count(*) from ' ~ adapter.change_read_relation(read) ~ ' as changes').rows[0][0] -%}
     {{ log(model.name ~ ": read " ~ read.describe() ~ ": " ~ rows ~ " rows", info=true) }}
   {%- endfor -%}
 {%- endmacro %}

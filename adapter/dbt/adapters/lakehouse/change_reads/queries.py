@@ -1,0 +1,106 @@
+"""What a change read reads: the relation a model's FROM clause reads for a
+planned range, and the signed rows and changed keys built from CDC images.
+
+Planning (ranges.py, planner.py) decides the range; this module decides which
+relation reads it (nothing, the staged scratch table, the snapshot, the
+changes checked against the snapshot) and takes its text from the statement
+macros of macros/statements/change_reads.sql. Hudi's incremental and CDC
+queries are the table-valued function `hudi_table_changes`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from dbt_common.exceptions import CompilationError
+
+from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead
+from dbt.adapters.lakehouse.statements import Statements
+
+
+class ChangeReadQueries:
+    def __init__(self, statements: Statements) -> None:
+        self._sql = statements.sql
+
+    def relation(self, read: ChangeRead) -> str:
+        """What the model's FROM clause reads: the range's scratch table once
+        the materialization staged it, else the upstream itself."""
+        if read.staged_as is not None:
+            return self._sql("all_rows", relation=read.staged_as)
+        return self.source(read)
+
+    def source(self, read: ChangeRead) -> str:
+        """The relation that reads the range from the upstream itself."""
+        if read.end is None:
+            if read.mode == "cdc":
+                return self._sql("no_cdc_rows")
+            return self._sql("no_rows", relation=read.upstream)
+        if read.begin is None and read.mode == "cdc":
+            # A full cdc read: every current record as an insert. Reading the
+            # CDC log from the start instead would need every file slice ever
+            # written, which the cleaner removes, and replays history only to
+            # arrive here.
+            if not read.columns:
+                raise ValueError(f"a full cdc read of {read.upstream} needs its columns")
+            return self._sql(
+                "snapshot_as_cdc_inserts", table=read.upstream, columns=list(read.columns)
+            )
+        changes = self._changes(read)
+        if read.is_empty:
+            return self._sql("no_rows", relation=changes)
+        if read.check_current:
+            # Hudi 1.2's incremental query on a merge-on-read table merges
+            # only the files the range's commits wrote: a log record that lost
+            # to the stored record by the ordering field (a late, older
+            # version) comes back as if it had won (apache/hudi#18943). The
+            # snapshot merges the whole file slice, so a row of the range is
+            # current when the snapshot holds its record with the same commit
+            # time; a lost write's record has the stored commit time. A record
+            # a later commit changed again is left to the read of that commit.
+            # The snapshot's side reads three metadata columns, of the
+            # partitions the changes touch only (Spark evaluates the scalar
+            # subquery first and prunes the scan): the cost of the check.
+            return self._sql(
+                "current_records",
+                table=read.upstream,
+                changes=changes,
+                partition_columns=list(read.partition_columns),
+            )
+        return self._sql("all_rows", relation=changes)
+
+    def _changes(self, read: ChangeRead) -> str:
+        begin = "earliest" if read.begin is None else read.begin
+        return self._sql(
+            "table_changes", table=read.upstream, mode=read.mode, begin=begin, end=read.end
+        )
+
+    def signed_changes(self, read: ChangeRead, columns: Iterable[str], macro: str) -> str:
+        """The changes of `read` as signed rows of `columns`: each after image
+        with `_sign` +1, each before image with -1. Summing `_sign * measure`
+        by group gives what each group gained: an update moves its old value
+        out and its new one in, a delete takes its value out, a record that
+        changed group leaves its old group. A full read is the snapshot, all +1."""
+        names = list(columns)
+        # A cdc read carries the upstream's column types (planning described
+        # it), so no second look is needed.
+        types = {name.lower(): data_type for name, data_type in read.columns}
+        missing = [n for n in names if n.lower() not in types]
+        if missing:
+            raise CompilationError(
+                f"{macro}: {read.upstream} has no column(s) {', '.join(missing)}."
+            )
+        if read.begin is None:
+            return self._sql("signed_snapshot", table=read.upstream, columns=names)
+        # The images carry each column as the upstream spells it.
+        spelled = {name.lower(): name for name, _ in read.columns}
+        fields = [(n, spelled[n.lower()], types[n.lower()]) for n in names]
+        return self._sql("signed_images", relation=self.relation(read), columns=fields)
+
+    def changed_keys(self, read: ChangeRead, keys: Iterable[str]) -> str:
+        """Distinct values of `keys` touched by the changes of `read`: from both
+        the before and the after image, so a deleted record or one that moved
+        to another group marks its old group too. A full read takes the keys
+        of the snapshot."""
+        names = list(keys)
+        signed = self.signed_changes(read, names, "lake_changed_keys")
+        return self._sql("distinct_keys", signed=signed, keys=names)

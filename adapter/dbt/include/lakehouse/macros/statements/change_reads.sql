@@ -1,0 +1,102 @@
+{#- What a change read reads (lake_changes, lake_changed_keys,
+    lake_signed_changes): the relations of a planned range, from Hudi's
+    incremental and CDC queries. change_reads/queries.py decides which one a
+    range needs (empty, staged, whole table, checked against the snapshot);
+    these macros only say it in Spark SQL. Define a macro of the same name in
+    your project to change one; it gets its arguments only, and may call the
+    other macros of this file. -#}
+
+{#- Hudi's incremental (latest_state) or CDC (cdc) query of the commits that
+    completed after `begin` (exclusive; 'earliest' for all), through `end`
+    (inclusive; none: the latest). -#}
+{% macro lakehouse__table_changes(table, mode, begin, end=none) -%}
+hudi_table_changes('{{ table }}', '{{ mode }}', '{{ begin }}'{% if end is not none %}, '{{ end }}'{% endif %})
+{%- endmacro %}
+
+{#- Every row of a relation (a range's scratch table, or a table-valued query). -#}
+{% macro lakehouse__all_rows(relation) -%}
+(select * from {{ relation }})
+{%- endmacro %}
+
+{#- No row, with the relation's columns. -#}
+{% macro lakehouse__no_rows(relation) -%}
+(select * from {{ relation }} where false)
+{%- endmacro %}
+
+{#- No row, with the columns of Hudi's CDC query (op, ts_ms, before, after). -#}
+{% macro lakehouse__no_cdc_rows() -%}
+(select cast(null as string) as op, cast(null as string) as ts_ms, cast(null as string) as before, cast(null as string) as after where false)
+{%- endmacro %}
+
+{#- The rows of `changes` that are the table's current records: the same
+    record key, partition and commit time in its snapshot. With the table's
+    partition columns, the snapshot's side reads the partitions the changes
+    touch only (a struct, so that a null partition value matches too). -#}
+{% macro lakehouse__current_records(table, changes, partition_columns=[]) -%}
+{%- set keys = ['_hoodie_record_key', '_hoodie_partition_path', '_hoodie_commit_time'] -%}
+(select changes.* from {{ changes }} as changes left semi join (select {{ keys | join(', ') }} from {{ table }}
+{%- if partition_columns %}
+{%- set value -%}struct({% for column in partition_columns %}`{{ column }}`{% if not loop.last %}, {% endif %}{% endfor %}){%- endset %} where array_contains((select collect_set({{ value }}) from {{ changes }}), {{ value }})
+{%- endif -%}
+) as current on {% for key in keys %}changes.{{ key }} = current.{{ key }}{% if not loop.last %} and {% endif %}{% endfor %})
+{%- endmacro %}
+
+{#- A column as Hudi's CDC images write it: dates as days since the epoch,
+    timestamps as microseconds (the inverse of lakehouse__cdc_image_value). -#}
+{% macro lakehouse__cdc_image_json(column, data_type) -%}
+{%- set kind = data_type | lower -%}
+{%- if kind == 'date' -%}
+datediff({{ column }}, date'1970-01-01')
+{%- elif kind.startswith('timestamp') -%}
+unix_micros({{ column }})
+{%- else -%}
+{{ column }}
+{%- endif -%}
+{%- endmacro %}
+
+{#- A typed field of a parsed CDC image (`image`, a struct of its fields as text). -#}
+{% macro lakehouse__cdc_image_value(image, field, data_type) -%}
+{%- set kind = data_type | lower -%}
+{%- set raw = image ~ '.`' ~ field ~ '`' -%}
+{%- if kind == 'date' -%}
+date_add(date'1970-01-01', cast({{ raw }} as int))
+{%- elif kind.startswith('timestamp') -%}
+timestamp_micros(cast({{ raw }} as bigint))
+{%- else -%}
+cast({{ raw }} as {{ data_type }})
+{%- endif -%}
+{%- endmacro %}
+
+{#- A full CDC read: every current record of the table as an insert, its
+    `columns` ((name, type) pairs) as the after image. -#}
+{% macro lakehouse__snapshot_as_cdc_inserts(table, columns) -%}
+(select 'i' as op, _hoodie_commit_time as ts_ms, cast(null as string) as before, to_json(named_struct(
+{%- for name, data_type in columns %}'{{ name }}', {{ lakehouse__cdc_image_json(name, data_type) }}{% if not loop.last %}, {% endif %}{% endfor -%}
+)) as after from {{ table }})
+{%- endmacro %}
+
+{#- The snapshot as signed rows: every record once, +1. -#}
+{% macro lakehouse__signed_snapshot(table, columns) -%}
+(select 1 as _sign, {{ columns | join(', ') }} from {{ table }})
+{%- endmacro %}
+
+{#- CDC rows (`relation`) as signed rows of `columns` ((name, the field of
+    the image, type) triples): each after image +1, each before image -1.
+    Each image is parsed once, into the fields asked for (as text, typed
+    after). A missing image is SQL NULL or, from some CDC reads (inserts of a
+    merge-on-read delta commit), the JSON text 'null'. -#}
+{% macro lakehouse__signed_images(relation, columns) -%}
+{%- set fields = [] -%}
+{%- for _, field, _ in columns if field not in fields -%}{%- do fields.append(field) -%}{%- endfor -%}
+(
+{%- for image, sign in [('after', 1), ('before', -1)] -%}
+{%- if not loop.first %} union all {% endif -%}
+select {{ sign }} as _sign, {% for name, field, data_type in columns %}{{ lakehouse__cdc_image_value('c.image', field, data_type) }} as {{ name }}{% if not loop.last %}, {% endif %}{% endfor %} from (select from_json(c.{{ image }}, '{% for field in fields %}`{{ field }}` string{% if not loop.last %}, {% endif %}{% endfor %}') as image from {{ relation }} as c where c.{{ image }} is not null and c.{{ image }} != 'null') as c
+{%- endfor -%}
+)
+{%- endmacro %}
+
+{#- The distinct values of `keys` among signed rows. -#}
+{% macro lakehouse__distinct_keys(signed, keys) -%}
+(select distinct {{ keys | join(', ') }} from {{ signed }} as images)
+{%- endmacro %}
