@@ -35,7 +35,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -152,9 +152,11 @@ def build_target(
     port: int | None,
     schema: str,
     watch: Callable[[int], None] | None = None,
+    check_batches: bool = True,
 ) -> dict:
     """Lands and builds every batch on `target`, then `dbt test`; returns its
-    figures and ADS rows."""
+    figures and ADS rows. Without `check_batches`, a batch's build leaves
+    its data tests to the `dbt test` after the last one."""
     method = method_of(target)
     folder = work / target
     for sub in ("lake", "landing", "target", "logs"):
@@ -171,7 +173,7 @@ def build_target(
         # Each build checks what it wrote; the `dbt test` after the last
         # batch checks whole tables (a full check in the last build too
         # would run every test twice).
-        result = builds.build("changed")
+        result = builds.build("changed", tests=check_batches)
         seconds.append(time.perf_counter() - started)
         found = totals(query, schema)
         if found != {k: truth[batch - 1][k] for k in found}:
@@ -228,13 +230,17 @@ def run(
     seed: int = 7,
     catalog_dir: Path | None = None,
     after_target: Callable[[str, int | None], None] | None = None,
+    batches_checked_on: Iterable[str] | None = None,
 ) -> dict:
     """Builds the warehouse on each target; returns each target's figures and
     the differences from the first; raises TargetFailed on any failure.
     With `catalog_dir`, the servers share a catalog run from that folder
     (which PostgreSQL's account must reach: see adlake.servers.catalog).
     `after_target(target, port)` runs after each target's build, its server
-    still up (a test runs more against it)."""
+    still up (a test runs more against it). `batches_checked_on`: the
+    targets whose batch builds run their data tests (default all; the others
+    are checked whole once, after their last batch)."""
+    checked = set(targets if batches_checked_on is None else batches_checked_on)
     generated = work / "generated"
     truth = generate(generated, seed=seed, events=events, batches=batches, force=True)["batches"]
     results: dict[str, dict] = {}
@@ -249,7 +255,7 @@ def run(
                     watch = bi_reader_check(servers, target, schema, own)
                 port = None if target == "local" else servers.port(target, own)
                 results[target] = build_target(
-                    target, work, generated, batches, truth, port, schema, watch
+                    target, work, generated, batches, truth, port, schema, watch, target in checked
                 )
                 if after_target is not None:
                     after_target(target, port)

@@ -27,7 +27,7 @@ def test_keys_map_to_hudi_table_options():
         unique_key=["account_id", "event_id"],
         precombine_key="event_version",
         partition_by="event_date",
-        hudi_options={"hoodie.metadata.enable": True, "hoodie.parquet.small.file.limit": 0},
+        hudi_options={"hoodie.metadata.enable": True, "hoodie.parquet.block.size": 64},
     )
     assert lake.table_options() == {
         **WRITE_DEFAULTS,
@@ -36,7 +36,7 @@ def test_keys_map_to_hudi_table_options():
         "orderingFields": "event_version",
         # hudi_options override the adapter's write defaults.
         "hoodie.metadata.enable": "true",
-        "hoodie.parquet.small.file.limit": "0",
+        "hoodie.parquet.block.size": "64",
         # A MOR table compacts inline after 5 delta commits unless told otherwise.
         "hoodie.compact.inline": "true",
         "hoodie.compact.schedule.inline": "false",

@@ -1,8 +1,13 @@
-"""Index, compaction, cleaning and the settings that cannot change in place (no Spark)."""
+"""Index, compaction, cleaning, file sizing, the settings that cannot change in
+place, and the protocol every setting follows (no Spark)."""
 
 import pytest
 
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig, LakeConfigError
+from dbt.adapters.lakehouse.relation_configs.base import Changeset, LiveTable
+from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
+from dbt.adapters.lakehouse.relation_configs.file_sizing import FileSizingConfig
+from dbt.adapters.lakehouse.relation_configs.hudi_table import COMPONENTS
 
 MODEL = "dws_account_daily_spend"
 
@@ -227,8 +232,12 @@ def test_an_unnamed_index_keeps_the_tables_own():
 
 def test_changed_cleaning_is_an_in_place_property_update():
     lake = parse(table_type="mor", cleaning={"policy": "keep_latest_file_versions", "retain": 2})
-    table = dict(lake.table_properties(), **{"hoodie.cleaner.fileversions.retained": "3"})
+    # The table as CREATE TABLE recorded it (its options are its properties).
+    table = dict(lake.table_options(), **{"hoodie.cleaner.fileversions.retained": "3"})
     assert lake.changed_properties(table) == {"hoodie.cleaner.fileversions.retained": "2"}
+    changes = lake.changes(table, [])
+    assert dict(changes.alter) == {"hoodie.cleaner.fileversions.retained": "2"}
+    assert not changes.requires_full_refresh
 
 
 def test_delete_condition_needs_a_keyed_strategy():
@@ -237,3 +246,78 @@ def test_delete_condition_needs_a_keyed_strategy():
     with pytest.raises(LakeConfigError) as excinfo:
         lake.check_strategy("append")
     assert "delete_condition" in str(excinfo.value)
+
+
+# --- one protocol for every setting -------------------------------------------
+
+
+@pytest.mark.parametrize("component", COMPONENTS, ids=lambda c: c.__name__)
+def test_each_setting_reads_back_from_the_table_it_created(component):
+    """The table a model creates, read back, diffs to nothing: no alter, no rebuild."""
+    lake = parse(
+        table_type="mor",
+        unique_key="id",
+        partition_by="day",
+        index={"type": "bucket", "buckets": 8},
+        compaction={"delta_commits": 3},
+        cleaning={"policy": "keep_latest_commits", "retain": 4},
+        file_sizing={"max_file_mb": 64, "small_file_mb": 0},
+    )
+    table = LiveTable(lake.table_options(), ("day",))
+    mine = lake.component(component)
+    assert component.from_table(table) == mine
+    assert mine.diff(component.from_table(table)) == Changeset()
+    assert lake.changes(table.properties, ["day"]) == Changeset()
+
+
+def test_a_table_that_records_a_setting_only_in_part_gets_all_of_it():
+    lake = parse(table_type="mor", compaction={"delta_commits": 3})
+    table = dict(lake.table_options())
+    del table["hoodie.compact.inline.max.delta.seconds"]
+    # Read back with a default in place of the missing key, it would hide it.
+    assert CompactionConfig.from_table(LiveTable(table)) is None
+    assert dict(lake.changes(table).alter) == lake.compaction.hoodie_settings()
+
+
+def test_a_changeset_says_whether_a_full_refresh_is_needed():
+    lake = parse(table_type="mor", unique_key="id", cleaning={"retain": 2})
+    table = {**lake.table_options(), "type": "cow", "hoodie.cleaner.commits.retained": "10"}
+    changes = lake.changes(table, [])
+    assert changes.requires_full_refresh
+    assert changes.rebuild == (("table_type", "cow", "mor"),)
+    assert dict(changes.alter)["hoodie.cleaner.commits.retained"] == "2"
+    with pytest.raises(LakeConfigError, match="--full-refresh --select " + MODEL):
+        changes.refuse_rebuild(MODEL)
+
+
+def test_file_sizing_sets_hudis_sizes_in_bytes_and_changes_in_place():
+    lake = parse(file_sizing={"max_file_mb": 256, "small_file_mb": 0})
+    assert lake.component(FileSizingConfig).hoodie_settings() == {
+        "hoodie.parquet.max.file.size": str(256 * 1024 * 1024),
+        "hoodie.parquet.small.file.limit": "0",
+    }
+    table = {**lake.table_options(), "hoodie.parquet.small.file.limit": str(100 * 1024 * 1024)}
+    changes = lake.changes(table, [])
+    assert dict(changes.alter) == {"hoodie.parquet.small.file.limit": "0"}
+    assert not changes.requires_full_refresh
+
+
+@pytest.mark.parametrize(
+    "file_sizing, fragment",
+    [
+        ({"max_file_mb": 0}, "at least 1"),
+        ({"small_file_mb": -1}, "at least 0"),
+        ({"max_file_mb": 64, "small_file_mb": 64}, "under max_file_mb"),
+        ({"max_mb": 64}, "file_sizing.max_mb"),
+    ],
+)
+def test_bad_file_sizing_is_refused(file_sizing, fragment):
+    with pytest.raises(LakeConfigError, match=fragment):
+        parse(file_sizing=file_sizing)
+
+
+def test_file_sizing_from_dbt_spark_options_in_whole_megabytes():
+    lake = parse(options={"hoodie.parquet.small.file.limit": "0"})
+    assert lake.component(FileSizingConfig) == FileSizingConfig(None, 0)
+    with pytest.raises(LakeConfigError, match="whole megabytes"):
+        parse(options={"hoodie.parquet.max.file.size": "1000"})

@@ -51,6 +51,7 @@ class LakehouseConfig(SparkConfig):
     index: dict[str, Any] | None = None
     compaction: dict[str, Any] | None = None
     cleaning: dict[str, Any] | None = None
+    file_sizing: dict[str, Any] | None = None
     hudi_options: dict[str, Any] | None = None
     delete_condition: str | None = None
     skip_unchanged: bool | None = None

@@ -89,3 +89,33 @@ def test_small_commit_defaults_are_on_the_table_and_hudi_options_override_them(p
     # The base files themselves, by their parquet footers.
     base_files = list(project.table_dir("defaults").rglob("*.parquet"))
     assert base_files and {parquet_codec(path) for path in base_files} == {"SNAPPY"}
+
+
+def file_groups(table_dir) -> set[str]:
+    """The file groups of a copy-on-write table: a base file's name begins with its group's id."""
+    return {path.name.split("_")[0] for path in table_dir.rglob("*.parquet")}
+
+
+def test_file_sizing_sends_each_append_to_new_files_and_changes_in_place(project):
+    """Hudi's small-file handling makes an append rewrite the newest small file
+    with the batch added; `file_sizing: {small_file_mb: 0}` writes each batch
+    into new files instead. Changed on an existing table, the setting is
+    altered in place and applies from that write."""
+    model = """
+        {{{{ config(materialized='incremental', incremental_strategy='append'{sizing}) }}}}
+        select {{{{ var('run') }}}} * 10 + id as id from (values (1), (2)) as t(id)
+    """
+    project.model("grows", model.format(sizing=""))
+    project.model("sized", model.format(sizing=", file_sizing={'small_file_mb': var('small_mb')}"))
+    project.dbt("run", "--vars", "{run: 1, small_mb: 100}")
+    project.dbt("run", "--vars", "{run: 2, small_mb: 0}")
+
+    for table in ("grows", "sized"):
+        assert project.scalar(f"select count(*) from {{schema}}.{table}") == 4
+        assert [a for _, _, a in project.completed_instants(table)] == ["commit", "commit"]
+    # The second append grew the first file (a new version of its group)...
+    assert len(file_groups(project.table_dir("grows"))) == 1
+    # ...or, with small files off, went into a group of its own.
+    assert len(file_groups(project.table_dir("sized"))) == 2
+    props = {r.key: r.value for r in project.rows("show tblproperties {schema}.sized")}
+    assert props["hoodie.parquet.small.file.limit"] == "0"

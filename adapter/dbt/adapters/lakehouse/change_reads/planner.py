@@ -18,6 +18,7 @@ from dbt_common.exceptions import CompilationError
 from dbt.adapters.lakehouse.change_reads import ranges
 from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead, Timeline
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
+from dbt.adapters.lakehouse.relation_configs.base import LiveTable
 from dbt.adapters.lakehouse.relation_configs.table_layout import (
     HOODIE_KEYS,
     TableLayout,
@@ -46,7 +47,7 @@ def returns_lost_writes(properties: Mapping[str, str]) -> bool:
     writes, and its reads are right."""
     if not is_merge_on_read(properties):
         return False
-    layout = TableLayout.from_table(properties, ())
+    layout = TableLayout.from_table(LiveTable(properties))
     merge_mode = properties.get("recordMergeMode") or properties.get("hoodie.record.merge.mode")
     if merge_mode:
         return merge_mode.upper() != COMMIT_TIME_ORDERING

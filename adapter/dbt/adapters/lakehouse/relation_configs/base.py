@@ -1,9 +1,18 @@
-"""What every typed lake setting has in common.
+"""What every typed lake setting has in common: one protocol.
 
-A setting (layout, index, compaction, cleaning, write operation) is read from
-the model's config (`from_model_config`), turns into Hudi settings
-(`hoodie_settings`), and can be read back from Hudi settings written by hand
-(`block_from_hoodie`: dbt-spark's `options`, a table's properties). The
+A setting (layout, index, compaction, cleaning) is a component of
+HudiTableConfig, which lists them (COMPONENTS). Each one
+
+- reads itself from the model's config (`from_model_config`, given the
+  components read before it: compaction needs the table type);
+- reads itself from the live table (`from_table`: its catalog properties and
+  partition columns);
+- diffs the model's against the table's into a `Changeset`: the properties
+  to alter in place, or what cannot change without a full refresh.
+
+It turns into Hudi settings (`hoodie_settings`), and can be read back from
+Hudi settings written by hand (`block_from_hoodie`: dbt-spark's `options`, a
+table's properties), which is how `from_table` reads most of them. The
 `hoodie.*` keys a setting owns are the ones it emits, found by asking it for
 its settings in each of its shapes (`examples`), plus the other names Hudi
 reads for the same thing (`ALIASES`): one source, so a key it starts to emit
@@ -13,9 +22,57 @@ is owned from that moment, and `hudi_options` cannot override it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Self
 
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
+
+
+@dataclass(frozen=True)
+class LiveTable:
+    """What an existing table says of itself: its catalog properties
+    (`show tblproperties`) and partition columns."""
+
+    properties: Mapping[str, str]
+    partition_columns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Changeset:
+    """What it takes to bring a table to its model's settings."""
+
+    # Table properties set in place (ALTER TABLE ... SET TBLPROPERTIES).
+    alter: Mapping[str, str] = field(default_factory=dict)
+    # (config, on the table, in the model) for each setting Hudi cannot
+    # change on an existing table: the table must be rebuilt.
+    rebuild: tuple[tuple[str, Any, Any], ...] = ()
+
+    @property
+    def requires_full_refresh(self) -> bool:
+        return bool(self.rebuild)
+
+    def __or__(self, other: Changeset) -> Changeset:
+        return Changeset({**self.alter, **other.alter}, self.rebuild + other.rebuild)
+
+    def refuse_rebuild(self, model: str) -> None:
+        """Raise the error that says what differs and how to rebuild."""
+        if not self.rebuild:
+            return
+        name, _, wanted = self.rebuild[0]
+        detail = "; ".join(
+            f"{n}: table has {old!r}, model has {new!r}" for n, old, new in self.rebuild
+        )
+        raise LakeConfigError(
+            model,
+            name,
+            wanted,
+            f"It cannot change on an existing Hudi table ({detail}). "
+            f"Rebuild the table with `dbt run --full-refresh --select {model}`.",
+        )
+
+
+# The components read so far, by class (what from_model_config may look at).
+Parsed = Mapping[type["LakeSetting"], "LakeSetting"]
 
 
 class LakeSetting:
@@ -23,6 +80,42 @@ class LakeSetting:
     CONFIG_KEY: ClassVar[str] = ""
     # Other hoodie.* names under which Hudi reads what this setting emits.
     ALIASES: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def from_model_config(cls, model: str, config: Mapping[str, Any], parsed: Parsed) -> Self:
+        """The setting as the model's config (with `options` folded in) says it."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_table(cls, table: LiveTable) -> Self | None:
+        """The setting as the table records it; None when it records none of
+        its keys, or values this adapter would not write."""
+        recorded = {k: v for k, v in table.properties.items() if k in cls.emitted_keys()}
+        if not recorded:
+            return None
+        try:
+            block = cls.block_from_hoodie("(the table)", recorded, {k: k for k in recorded})
+            found = cls.from_model_config(
+                "(the table)", {cls.CONFIG_KEY: block}, cls._context(table)
+            )
+        except LakeConfigError:
+            return None
+        # Read back only if the table records each of the settings it stands
+        # for: a default filled in for one it lacks would hide the lack.
+        return found if set(found.hoodie_settings()) <= set(recorded) else None
+
+    @classmethod
+    def _context(cls, table: LiveTable) -> Parsed:
+        """The components a reading of `table` needs beside this one."""
+        return {}
+
+    def diff(self, existing: Self | None) -> Changeset:
+        """By default a setting Hudi applies in place: its Hudi settings that
+        the table records otherwise (or not at all) are altered."""
+        recorded = existing.hoodie_settings() if existing is not None else {}
+        return Changeset(
+            alter={k: v for k, v in self.hoodie_settings().items() if recorded.get(k) != v}
+        )
 
     @classmethod
     def examples(cls) -> Iterable[LakeSetting]:

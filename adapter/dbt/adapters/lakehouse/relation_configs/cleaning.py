@@ -13,7 +13,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dbt.adapters.lakehouse.relation_configs.base import LakeSetting, hoodie_bool, hoodie_int
+from dbt.adapters.lakehouse.relation_configs.base import (
+    LakeSetting,
+    Parsed,
+    hoodie_bool,
+    hoodie_int,
+)
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.parsing import choice, positive_int, settings_block
 
@@ -37,8 +42,10 @@ class CleaningConfig(LakeSetting):
     automatic: bool = True
 
     @classmethod
-    def from_model_config(cls, model: str, raw: Any) -> CleaningConfig:
-        block = settings_block(model, "cleaning", raw, KEYS)
+    def from_model_config(
+        cls, model: str, config: Mapping[str, Any], parsed: Parsed
+    ) -> CleaningConfig:
+        block = settings_block(model, "cleaning", config.get("cleaning"), KEYS)
         if not block:
             return cls()
         policy = choice(

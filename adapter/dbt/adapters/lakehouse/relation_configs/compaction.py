@@ -16,9 +16,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dbt.adapters.lakehouse.relation_configs.base import LakeSetting, hoodie_bool, hoodie_int
+from dbt.adapters.lakehouse.relation_configs.base import (
+    LakeSetting,
+    LiveTable,
+    Parsed,
+    hoodie_bool,
+    hoodie_int,
+)
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.parsing import choice, positive_int, settings_block
+from dbt.adapters.lakehouse.relation_configs.table_layout import TableLayout
 
 TRIGGERS = ("num_commits", "time_elapsed", "num_and_time", "num_or_time")
 MODES = ("inline", "schedule", "off")
@@ -43,8 +50,12 @@ class CompactionConfig(LakeSetting):
     mode: str = "inline"
 
     @classmethod
-    def from_model_config(cls, model: str, raw: Any, table_type: str) -> CompactionConfig:
-        block = settings_block(model, "compaction", raw, KEYS)
+    def from_model_config(
+        cls, model: str, config: Mapping[str, Any], parsed: Parsed
+    ) -> CompactionConfig:
+        layout = parsed.get(TableLayout)
+        table_type = layout.table_type if isinstance(layout, TableLayout) else cls.table_type
+        block = settings_block(model, "compaction", config.get("compaction"), KEYS)
         if block and table_type != "mor":
             raise LakeConfigError(
                 model,
@@ -72,6 +83,10 @@ class CompactionConfig(LakeSetting):
             ),
             mode=choice(model, "compaction.mode", block.get("mode"), MODES, defaults.mode),
         )
+
+    @classmethod
+    def _context(cls, table: LiveTable) -> Parsed:
+        return {TableLayout: TableLayout.from_table(table)}
 
     @classmethod
     def examples(cls) -> Iterable[CompactionConfig]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from dbt.adapters.lakehouse import strategies
-from dbt.adapters.lakehouse.relation_configs.base import LakeSetting
+from dbt.adapters.lakehouse.relation_configs.base import Changeset, LakeSetting, LiveTable, Parsed
 from dbt.adapters.lakehouse.relation_configs.cleaning import CleaningConfig
 from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
+from dbt.adapters.lakehouse.relation_configs.file_sizing import FileSizingConfig
 from dbt.adapters.lakehouse.relation_configs.index import IndexConfig
 from dbt.adapters.lakehouse.relation_configs.parsing import stringify
 from dbt.adapters.lakehouse.relation_configs.spark_options import fold_options
@@ -39,6 +40,13 @@ class WriteOperation(LakeSetting):
     ALIASES = frozenset({"hoodie.datasource.write.operation", COMBINE_BEFORE_INSERT})
 
     strategy: str = "append"
+
+    @classmethod
+    def from_model_config(
+        cls, model: str, config: Mapping[str, Any], parsed: Parsed
+    ) -> WriteOperation:
+        # Checked where the write resolves it (HudiTableConfig.resolve_strategy).
+        return cls(str(config.get("incremental_strategy") or "append"))
 
     @classmethod
     def examples(cls) -> Iterable[WriteOperation]:
@@ -67,15 +75,24 @@ class WriteOperation(LakeSetting):
         )
 
 
-# Every typed setting; the hoodie.* keys each one emits are its own, so
-# hudi_options cannot override them and dbt-spark's options map onto them.
-SETTINGS: tuple[type[LakeSetting], ...] = (
+# The table's settings, each a LakeSetting read from the model's config and
+# from the live table and diffed into a Changeset, in the order they are read
+# (the index reads the layout's record key, compaction its table type). A new
+# setting is a class and an entry here.
+COMPONENTS: tuple[type[LakeSetting], ...] = (
     TableLayout,
     IndexConfig,
     CompactionConfig,
     CleaningConfig,
-    WriteOperation,
+    FileSizingConfig,
 )
+# Every typed setting; the hoodie.* keys each one emits are its own, so
+# hudi_options cannot override them and dbt-spark's options map onto them.
+# (The write operation is set per write, from the strategy: not a setting
+# of the table.)
+SETTINGS: tuple[type[LakeSetting], ...] = (*COMPONENTS, WriteOperation)
+
+Component = TypeVar("Component", bound=LakeSetting)
 
 
 def owned_keys() -> dict[str, type[LakeSetting]]:
@@ -86,10 +103,8 @@ def owned_keys() -> dict[str, type[LakeSetting]]:
 @dataclass(frozen=True)
 class HudiTableConfig:
     model: str
-    layout: TableLayout = field(default_factory=TableLayout)
-    index: IndexConfig = field(default_factory=IndexConfig)
-    compaction: CompactionConfig = field(default_factory=CompactionConfig)
-    cleaning: CleaningConfig = field(default_factory=CleaningConfig)
+    # One of each COMPONENTS, in its order (defaults where not given).
+    components: tuple[LakeSetting, ...] = ()
     hudi_options: dict[str, str] = field(default_factory=dict)
     delete_condition: str | None = None
     # Hudi CREATE TABLE options no typed config covers (payloadClass, ...), from `options`.
@@ -114,9 +129,9 @@ class HudiTableConfig:
                     "Hudi tables are not bucketed by Spark; Hudi's bucket index does that job: "
                     "set index: {type: bucket, buckets: N} with a unique_key.",
                 )
-        layout = TableLayout.from_model_config(model, config)
-        index = IndexConfig.from_model_config(model, config.get("index"))
-        index.check_keyed(model, bool(layout.record_key))
+        parsed: dict[type[LakeSetting], LakeSetting] = {}
+        for component in COMPONENTS:
+            parsed[component] = component.from_model_config(model, config, parsed)
         delete_condition = config.get("delete_condition")
         if delete_condition is not None and (
             not isinstance(delete_condition, str) or not delete_condition.strip()
@@ -126,18 +141,34 @@ class HudiTableConfig:
             )
         return cls(
             model=model,
-            layout=layout,
-            index=index,
-            compaction=CompactionConfig.from_model_config(
-                model, config.get("compaction"), layout.table_type
-            ),
-            cleaning=CleaningConfig.from_model_config(model, config.get("cleaning")),
+            components=tuple(parsed.values()),
             hudi_options=_parse_hudi_options(model, config.get("hudi_options")),
             delete_condition=delete_condition.strip() if delete_condition else None,
             extra_table_options=options.table_options,
             user_properties=options.table_properties,
             warnings=tuple(options.warnings),
         )
+
+    def component(self, kind: type[Component]) -> Component:
+        """The model's setting of this kind (the default one if not read)."""
+        found = next((c for c in self.components if type(c) is kind), None)
+        return found if isinstance(found, kind) else kind()
+
+    @property
+    def layout(self) -> TableLayout:
+        return self.component(TableLayout)
+
+    @property
+    def index(self) -> IndexConfig:
+        return self.component(IndexConfig)
+
+    @property
+    def compaction(self) -> CompactionConfig:
+        return self.component(CompactionConfig)
+
+    @property
+    def cleaning(self) -> CleaningConfig:
+        return self.component(CleaningConfig)
 
     # Shortcuts the macros use.
     @property
@@ -227,39 +258,42 @@ class HudiTableConfig:
                     f"The model does not output that column; it outputs: {', '.join(sorted(available))}.",
                 )
 
+    def changes(
+        self, tblproperties: Mapping[str, str], partition_columns: Sequence[str] = ()
+    ) -> Changeset:
+        """What it takes to bring an existing table (its catalog properties and
+        partition columns) to this model's settings: each component's diff,
+        and the plain properties (write defaults, hudi_options, tblproperties)
+        whose value on the table differs."""
+        table = LiveTable(tblproperties, tuple(partition_columns))
+        changes = Changeset()
+        for component in self.components:
+            changes |= component.diff(type(component).from_table(table))
+        plain = {**WRITE_DEFAULTS, **self.hudi_options, **self.user_properties}
+        return changes | Changeset(
+            alter={k: v for k, v in plain.items() if tblproperties.get(k) != v}
+        )
+
     def check_against_table(
         self, tblproperties: Mapping[str, str], partition_columns: Sequence[str]
     ) -> None:
         """Refuse a change Hudi cannot make in place to an existing table."""
-        changes = self.changes_needing_rebuild(tblproperties, partition_columns)
-        if changes:
-            detail = "; ".join(
-                f"{name}: table has {old!r}, model has {new!r}" for name, old, new in changes
-            )
-            raise LakeConfigError(
-                self.model,
-                changes[0][0],
-                changes[0][2],
-                f"It cannot change on an existing Hudi table ({detail}). "
-                "Rebuild the table with `dbt run --full-refresh --select " + self.model + "`.",
-            )
+        self.changes(tblproperties, partition_columns).refuse_rebuild(self.model)
 
     def changes_needing_rebuild(
         self, tblproperties: Mapping[str, str], partition_columns: Sequence[str]
     ) -> list[tuple[str, Any, Any]]:
         """(config, on the table, in the model) for each setting Hudi cannot
         change on an existing table (its layout, its index)."""
-        changes = self.layout.changes_from(TableLayout.from_table(tblproperties, partition_columns))
-        return changes + self.index.changes_from(tblproperties)
+        return list(self.changes(tblproperties, partition_columns).rebuild)
 
     # --- what macros render ---------------------------------------------------
 
     def table_properties(self) -> dict[str, str]:
         """hoodie.* settings recorded on the table, so anyone can see what applies."""
         props: dict[str, str] = dict(WRITE_DEFAULTS)
-        props.update(self.index.hoodie_settings())
-        props.update(self.compaction.hoodie_settings())
-        props.update(self.cleaning.hoodie_settings())
+        for component in self.components:
+            props.update(component.hoodie_settings())
         props.update(self.hudi_options)
         return props
 
@@ -272,8 +306,7 @@ class HudiTableConfig:
 
     def changed_properties(self, tblproperties: Mapping[str, str]) -> dict[str, str]:
         """Mutable settings and plain properties whose value on the table differs from the model's."""
-        wanted = {**self.table_properties(), **self.user_properties}
-        return {k: v for k, v in wanted.items() if tblproperties.get(k) != v}
+        return dict(self.changes(tblproperties).alter)
 
     def write_settings(self, strategy: str, whole_table: bool = False) -> dict[str, str]:
         """Session settings for one write: they beat table properties in Hudi, so

@@ -11,9 +11,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dbt.adapters.lakehouse.relation_configs.base import LakeSetting, hoodie_int
+from dbt.adapters.lakehouse.relation_configs.base import (
+    Changeset,
+    LakeSetting,
+    LiveTable,
+    Parsed,
+    hoodie_int,
+)
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.parsing import choice, positive_int, settings_block
+from dbt.adapters.lakehouse.relation_configs.table_layout import TableLayout
 
 INDEX_TYPES = ("bloom", "simple", "bucket")
 DEFAULT_BUCKETS = 4
@@ -40,7 +47,22 @@ class IndexConfig(LakeSetting):
     buckets: int | None = None
 
     @classmethod
-    def from_model_config(cls, model: str, raw: Any) -> IndexConfig:
+    def from_model_config(
+        cls, model: str, config: Mapping[str, Any], parsed: Parsed
+    ) -> IndexConfig:
+        index = cls._read(model, config.get("index"))
+        layout = parsed.get(TableLayout)
+        if index.type and isinstance(layout, TableLayout) and not layout.record_key:
+            raise LakeConfigError(
+                model,
+                "index",
+                index.type,
+                "An index needs a unique_key (the record key): set unique_key, or remove index.",
+            )
+        return index
+
+    @classmethod
+    def _read(cls, model: str, raw: Any) -> IndexConfig:
         block = settings_block(model, "index", raw, ("type", "buckets"))
         if not block:
             return cls()
@@ -58,37 +80,37 @@ class IndexConfig(LakeSetting):
             buckets = DEFAULT_BUCKETS
         return cls(index_type, buckets)
 
-    def check_keyed(self, model: str, has_record_key: bool) -> None:
-        if self.type and not has_record_key:
-            raise LakeConfigError(
-                model,
-                "index",
-                self.type,
-                "An index needs a unique_key (the record key): set unique_key, or remove index.",
-            )
+    @classmethod
+    def from_table(cls, table: LiveTable) -> IndexConfig:
+        """The index the table records; none recorded: Hudi's default (not
+        bucket). A bucket count recorded alone means a bucket index."""
+        props = table.properties
+        recorded = props.get(INDEX_TYPE) or ("BUCKET" if BUCKETS in props else None)
+        buckets = props.get(BUCKETS)
+        return cls(
+            recorded.lower() if recorded else None,
+            int(buckets) if buckets and buckets.strip().isdigit() else None,
+        )
 
-    def changes_from(self, tblproperties: Mapping[str, str]) -> list[tuple[str, str, str]]:
-        """('index', table's, model's) when the model's index differs from the
-        one the table records in a way Hudi cannot apply in place. A table
-        records no index type when it was written with Hudi's default (not
-        bucket): a bucket index lays out file groups by hash, so adding one to
-        such a table, or dropping it, needs a rebuild, as does another bucket
-        count. A model that names no index keeps the table's."""
-        recorded = tblproperties.get(INDEX_TYPE) or ("BUCKET" if BUCKETS in tblproperties else None)
-        wanted = self.hoodie_settings()
-        changes = []
-        if self.type is not None:
-            if recorded is not None and recorded != wanted[INDEX_TYPE]:
-                changes.append(("index", recorded, wanted[INDEX_TYPE]))
-            elif recorded is None and self.type == "bucket":
-                changes.append(("index", "Hudi's default (not bucket)", wanted[INDEX_TYPE]))
-            elif (
-                BUCKETS in tblproperties
-                and BUCKETS in wanted
-                and tblproperties[BUCKETS] != wanted[BUCKETS]
-            ):
-                changes.append(("index", tblproperties[BUCKETS], wanted[BUCKETS]))
-        return changes
+    def diff(self, existing: IndexConfig | None) -> Changeset:
+        """The model's index against the table's. A bucket index lays out
+        file groups by hash, so adding one to a table without it, or
+        dropping it, needs a rebuild, as does another bucket count or index
+        type; a model that names no index keeps the table's. What can change
+        in place is set in place."""
+        existing = existing or IndexConfig()
+        in_place = super().diff(existing)
+        if self.type is None:
+            return Changeset()
+        if existing.type is not None and existing.type != self.type:
+            rebuild = (("index", existing.type.upper(), self.type.upper()),)
+        elif existing.type is None and self.type == "bucket":
+            rebuild = (("index", "Hudi's default (not bucket)", "BUCKET"),)
+        elif existing.buckets and self.buckets and existing.buckets != self.buckets:
+            rebuild = (("index", str(existing.buckets), str(self.buckets)),)
+        else:
+            return in_place
+        return Changeset(rebuild=rebuild)
 
     @classmethod
     def examples(cls) -> Iterable[IndexConfig]:
@@ -100,7 +122,7 @@ class IndexConfig(LakeSetting):
         settings = {INDEX_TYPE: self.type.upper()}
         if self.type == "bucket":
             # The simple bucket engine: a fixed count, which is why the count
-            # is part of the layout (see check_against_table).
+            # is part of the layout (see diff).
             settings[BUCKET_ENGINE] = "SIMPLE"
             settings[BUCKETS] = str(self.buckets)
         return settings

@@ -4,11 +4,11 @@ advice to rebuild, instead of a silent mismatch or a "Config conflict" mid-write
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dbt.adapters.lakehouse.relation_configs.base import LakeSetting
+from dbt.adapters.lakehouse.relation_configs.base import Changeset, LakeSetting, LiveTable, Parsed
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.parsing import choice, column_list
 
@@ -67,7 +67,9 @@ class TableLayout(LakeSetting):
     partition_by: tuple[str, ...] = ()
 
     @classmethod
-    def from_model_config(cls, model: str, config: Mapping[str, Any]) -> TableLayout:
+    def from_model_config(
+        cls, model: str, config: Mapping[str, Any], parsed: Parsed | None = None
+    ) -> TableLayout:
         precombine = config.get("precombine_key")
         if precombine is not None and (not isinstance(precombine, str) or not precombine.strip()):
             raise LakeConfigError(model, "precombine_key", precombine, "Expected one column name.")
@@ -81,17 +83,16 @@ class TableLayout(LakeSetting):
         )
 
     @classmethod
-    def from_table(
-        cls, tblproperties: Mapping[str, str], partition_columns: Sequence[str]
-    ) -> TableLayout:
+    def from_table(cls, table: LiveTable) -> TableLayout:
         """What an existing table was created with (its catalog properties)."""
+        tblproperties = table.properties
         ordering = tblproperties.get("orderingFields") or tblproperties.get("preCombineField")
         keys = tblproperties.get("primaryKey")
         return cls(
             table_type=(tblproperties.get("type") or DEFAULT_TABLE_TYPE).lower(),
             record_key=tuple(k.strip() for k in keys.split(",")) if keys else (),
             precombine_key=ordering or None,
-            partition_by=tuple(partition_columns),
+            partition_by=tuple(table.partition_columns),
         )
 
     @classmethod
@@ -151,19 +152,17 @@ class TableLayout(LakeSetting):
             options["orderingFields"] = self.precombine_key
         return options
 
-    def changes_from(self, existing: TableLayout) -> list[tuple[str, Any, Any]]:
-        """(config, on the table, in the model) for each setting that differs."""
-        changed = []
+    def diff(self, existing: TableLayout | None) -> Changeset:
+        """The layout cannot change on an existing table: each part that
+        differs needs a rebuild."""
+        existing = existing or TableLayout()
         pairs = [
             ("table_type", existing.table_type, self.table_type),
             ("unique_key", _lower(existing.record_key), _lower(self.record_key)),
             ("precombine_key", _lower(existing.precombine_key), _lower(self.precombine_key)),
             ("partition_by", _lower(existing.partition_by), _lower(self.partition_by)),
         ]
-        for name, old, new in pairs:
-            if old != new:
-                changed.append((name, old, new))
-        return changed
+        return Changeset(rebuild=tuple((name, old, new) for name, old, new in pairs if old != new))
 
 
 def _lower(value: Any) -> Any:

@@ -5,7 +5,7 @@
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    hudi_options={'hoodie.parquet.small.file.limit': 0},
+    file_sizing={'small_file_mb': 0},
 ) }}
 
 select
