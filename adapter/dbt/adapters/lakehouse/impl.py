@@ -233,7 +233,7 @@ class LakehouseAdapter(SparkAdapter):
         the existing table's (hudi_table_settings)."""
         if not getattr(existing, "is_hudi", False):
             return False
-        if lake.changes_needing_rebuild(props, partition_columns):
+        if lake.changes(props, partition_columns).requires_full_refresh:
             return False
         model_columns = [(n.lower(), t.lower()) for n, t in self._columns_of(staged)]
         partitions = [c.lower() for c in lake.partition_by]

@@ -280,13 +280,6 @@ class HudiTableConfig:
         """Refuse a change Hudi cannot make in place to an existing table."""
         self.changes(tblproperties, partition_columns).refuse_rebuild(self.model)
 
-    def changes_needing_rebuild(
-        self, tblproperties: Mapping[str, str], partition_columns: Sequence[str]
-    ) -> list[tuple[str, Any, Any]]:
-        """(config, on the table, in the model) for each setting Hudi cannot
-        change on an existing table (its layout, its index)."""
-        return list(self.changes(tblproperties, partition_columns).rebuild)
-
     # --- what macros render ---------------------------------------------------
 
     def table_properties(self) -> dict[str, str]:

@@ -62,7 +62,10 @@
     {#- The first load of a keyed table upserts (dedup by key); a keyless one appends. -#}
     {%- set strategy = lake.default_strategy -%}
   {%- else -%}
-    {%- do lake.check_against_table(table_props, partition_columns) -%}
+    {#- What the table's settings need: properties altered in place, or a
+        full refresh (refused with the message that says so). -#}
+    {%- set changes = lake.changes(table_props, partition_columns) -%}
+    {%- do changes.refuse_rebuild(model.name) -%}
     {%- set recovered = adapter.recover_metadata_table(existing_relation, location) -%}
     {%- if recovered -%}
       {{ exceptions.warn(recovered) }}
@@ -76,7 +79,7 @@
         {{ log("Model " ~ model.name ~ ": ran the compaction plan(s) pending on " ~ target_relation ~ " before writing to it: " ~ compacted.rows | map(attribute='timestamp') | join(', '), info=true) }}
       {%- endif -%}
     {%- endif -%}
-    {%- do lakehouse_update_table_properties(target_relation, lake.changed_properties(table_props)) -%}
+    {%- do lakehouse_update_table_properties(target_relation, changes.alter) -%}
     {%- if not in_place -%}  {#- (its columns are the model's already) -#}
       {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
       {%- do process_schema_changes(on_schema_change, temp_relation, existing_relation) -%}
