@@ -42,6 +42,10 @@ if TYPE_CHECKING:
 logger = AdapterLogger("Lakehouse")
 
 
+# The dbt package of the adapter's own macros (dbt/include/lakehouse).
+ADAPTER_PACKAGE = "dbt_lakehouse"
+
+
 @dataclass
 class LakehouseConfig(SparkConfig):
     file_format: str = "hudi"
@@ -124,7 +128,10 @@ class LakehouseAdapter(SparkAdapter):
             self._statements_resolver = resolver
         if name not in self._statement_sources:
             macro = resolver.find_macro_by_name(name, self.config.project_name, None)
-            self._statement_sources[name] = macro.macro_sql if macro is not None else None
+            # The adapter's own is its file's (statements.py): only another
+            # package's or the project's replaces it.
+            theirs = getattr(macro, "package_name", ADAPTER_PACKAGE) != ADAPTER_PACKAGE
+            self._statement_sources[name] = macro.macro_sql if macro and theirs else None
         return self._statement_sources[name]
 
     def _columns_of(self, relation: BaseRelation) -> list[tuple[str, str]]:

@@ -1,7 +1,7 @@
 """What every typed lake setting has in common: one protocol.
 
-A setting (layout, index, compaction, cleaning) is a component of
-HudiTableConfig, which lists them (COMPONENTS). Each one
+A table setting (layout, index, compaction, cleaning, file sizing) is a
+component of HudiTableConfig, which lists them (COMPONENTS). Each one
 
 - reads itself from the model's config (`from_model_config`, given the
   components read before it: compaction needs the table type);
@@ -89,7 +89,7 @@ class LakeSetting:
     @classmethod
     def from_table(cls, table: LiveTable) -> Self | None:
         """The setting as the table records it; None when it records none of
-        its keys, or values this adapter would not write."""
+        its keys, only some, or values this adapter would not write."""
         recorded = {k: v for k, v in table.properties.items() if k in cls.emitted_keys()}
         if not recorded:
             return None

@@ -98,10 +98,9 @@ class IndexConfig(LakeSetting):
         dropping it, needs a rebuild, as does another bucket count or index
         type; a model that names no index keeps the table's. What can change
         in place is set in place."""
-        existing = existing or IndexConfig()
-        in_place = super().diff(existing)
         if self.type is None:
             return Changeset()
+        existing = existing or IndexConfig()
         if existing.type is not None and existing.type != self.type:
             rebuild = (("index", existing.type.upper(), self.type.upper()),)
         elif existing.type is None and self.type == "bucket":
@@ -109,7 +108,7 @@ class IndexConfig(LakeSetting):
         elif existing.buckets and self.buckets and existing.buckets != self.buckets:
             rebuild = (("index", str(existing.buckets), str(self.buckets)),)
         else:
-            return in_place
+            return super().diff(existing)
         return Changeset(rebuild=rebuild)
 
     @classmethod
