@@ -61,7 +61,7 @@ class Statements:
         # The project's macros of this name and of the others of its file
         # come after the file, so they replace those, and each can call the
         # others (a macro of the file calls the project's in its place).
-        names = MACRO_NAME.findall(own) or [macro]
+        names = _macro_names(own) or (macro,)
         theirs = [found for found in map(self._find, names) if found]
         if not own and not theirs:
             raise DbtRuntimeError(
@@ -72,6 +72,12 @@ class Statements:
         if module is None:
             module = self._modules[source] = _compiled(source)
         return str(getattr(module, get_dbt_macro_name(macro))(**kwargs)).strip()
+
+
+@cache
+def _macro_names(source: str) -> tuple[str, ...]:
+    """The macros a file defines (looked up once per file, not per statement)."""
+    return tuple(MACRO_NAME.findall(source))
 
 
 def _compiled(source: str) -> Any:

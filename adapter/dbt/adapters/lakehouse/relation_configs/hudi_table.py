@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from dbt.adapters.lakehouse import strategies
-from dbt.adapters.lakehouse.relation_configs.base import Changeset, LakeSetting, LiveTable, Parsed
+from dbt.adapters.lakehouse.relation_configs.base import Changeset, LakeSetting, LiveTable
 from dbt.adapters.lakehouse.relation_configs.cleaning import CleaningConfig
 from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
@@ -40,13 +40,6 @@ class WriteOperation(LakeSetting):
     ALIASES = frozenset({"hoodie.datasource.write.operation", COMBINE_BEFORE_INSERT})
 
     strategy: str = "append"
-
-    @classmethod
-    def from_model_config(
-        cls, model: str, config: Mapping[str, Any], parsed: Parsed
-    ) -> WriteOperation:
-        # Checked where the write resolves it (HudiTableConfig.resolve_strategy).
-        return cls(str(config.get("incremental_strategy") or "append"))
 
     @classmethod
     def examples(cls) -> Iterable[WriteOperation]:
