@@ -15,10 +15,12 @@ import sys
 
 from tests.dbt_harness import REPO, completed_instants, hudi_jar
 
-# Cleaning keeps 2 commits; archiving trims the active timeline to 3 commits
-# once it holds more than 4 (Hudi requires the minimum above what cleaning keeps).
-SERVICES = "{dwd_compaction_delta_commits: 2, dwd_cleaning_retain: 2, dwd_archive_min_commits: 3, dwd_archive_max_commits: 4}"
-BATCHES = 4
+# Cleaning keeps 1 commit; archiving trims the active timeline to 2 commits
+# once it holds more than 3 (Hudi requires the minimum above what cleaning
+# keeps): the smallest settings with which three batches compact, clean and
+# archive.
+SERVICES = "{dwd_compaction_delta_commits: 2, dwd_cleaning_retain: 1, dwd_archive_min_commits: 2, dwd_archive_max_commits: 3}"
+BATCHES = 3
 
 
 def test_a_short_soak_compacts_cleans_archives_and_stays_exact(tmp_path):
@@ -56,9 +58,9 @@ def test_a_short_soak_compacts_cleans_archives_and_stays_exact(tmp_path):
     assert completed["clean"] >= 1
 
     # Archiving moved the oldest instants out of the active timeline, which
-    # stays bounded: at most the 4 commits kept plus one batch's instants.
+    # stays bounded: at most the 3 commits kept plus one batch's instants.
     dwd = tmp_path / "lake" / "warehouse" / "soak_dwd.db" / "dwd_billing_events"
     assert list((dwd / ".hoodie" / "timeline" / "history").glob("*.parquet"))
     active = completed_instants(dwd)
     assert len(active) < sum(completed.values())
-    assert figures["max_active_timeline"] <= 4 + 3
+    assert figures["max_active_timeline"] <= 3 + 3
