@@ -221,4 +221,12 @@ print(installed_bundle().connect_server.coordinates)')
 IFS=: read -r _ connect_artifact connect_version <<<"$CONNECT"
 [ -f "$JARS/$connect_artifact-$connect_version.jar" ] || fetch_maven "$CONNECT" "$JARS" "Spark Connect's server"
 
+# The S3-compatible server the object-store tests start (adlake.servers.object_store):
+# s3proxy, Apache-2.0, one jar with its dependencies (the coordinates are the
+# module's SERVER_JAR).
+S3PROXY=$("$VENV/bin/python" -c 'from adlake.servers.object_store import SERVER_JAR
+print(SERVER_JAR.coordinates, SERVER_JAR.jar_name)')
+read -r s3proxy_coordinates s3proxy_jar <<<"$S3PROXY"
+[ -f "$JARS/$s3proxy_jar" ] || fetch_maven "$s3proxy_coordinates" "$JARS" "the S3 server (s3proxy)"
+
 echo "setup: test prerequisites ready (PostgreSQL server, chromium, chromedriver; $JARS: $(ls $JARS | paste -sd " " -); $SCHEMA)"

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
+
+LOOPBACK = "127.0.0.1"
 
 _children: dict[int, subprocess.Popen] = {}
 
@@ -59,3 +62,18 @@ def end(pid: int, timeout: float) -> None:
     child = _children.pop(pid, None)
     if child is not None:
         child.wait()
+
+
+def port_open(port: int, host: str = LOOPBACK) -> bool:
+    """Whether something accepts connections on host:port (a server is up)."""
+    with socket.socket() as sock:
+        sock.settimeout(1)
+        return sock.connect_ex((host, port)) == 0
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only its owner can read (a server's settings with secrets)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)

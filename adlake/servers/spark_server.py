@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -45,6 +44,7 @@ import pyspark
 from adlake import ROOT
 from adlake.servers import catalog, processes, tls_front
 from adlake.servers.catalog import free_port  # a free port on 127.0.0.1
+from adlake.servers.processes import LOOPBACK, port_open, write_private
 from dbt.adapters.lakehouse import hudi_bundle
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
 
@@ -53,7 +53,6 @@ MAINS = {
     "connect": "org.apache.spark.sql.connect.service.SparkConnectServer",
 }
 DEFAULT_PORTS = {"thrift": 10000, "connect": 15002}
-LOOPBACK = "127.0.0.1"
 JARS_DIR = ROOT / ".cache" / "jars"
 GUARD_SOURCE = Path(__file__).with_name("java") / "LoopbackOrTokenInterceptor.java"
 GUARD_CLASS = "adlake.connect.LoopbackOrTokenInterceptor"
@@ -104,12 +103,6 @@ class Files:
 
 def default_dir(kind: str) -> Path:
     return ROOT / f".lake-{kind}"
-
-
-def port_open(port: int, host: str = LOOPBACK) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(1)
-        return sock.connect_ex((host, port)) == 0
 
 
 def connect_jar() -> Path:
@@ -171,13 +164,6 @@ def server_conf(kind: str, root: Path, master: str, catalog_dir: Path | None) ->
     return conf
 
 
-def _write_private(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(text)
-
-
 def _properties(conf: dict[str, str]) -> str:
     # Java properties: backslashes doubled; keys here hold no '=' or ':'.
     return "".join(f"{key}={value.replace(chr(92), chr(92) * 2)}\n" for key, value in conf.items())
@@ -224,7 +210,7 @@ def start(
     served = free_port() if token else port  # behind the TLS front, a port of its own
     if kind == "connect":
         conf["spark.connect.grpc.binding.port"] = str(served)
-    _write_private(files.properties, _properties(conf))
+    write_private(files.properties, _properties(conf))
     spark_home = Path(pyspark.__file__).parent
     cmd = [str(spark_home / "bin" / "spark-submit"), "--class", MAINS[kind]]
     cmd += ["--properties-file", str(files.properties)]

@@ -1,0 +1,221 @@
+"""An S3-compatible object store on 127.0.0.1, for the lake on s3a://: s3proxy
+(Apache-2.0, from Maven Central) with its file-system backend.
+
+    python -m adlake.servers.object_store start  [--port 9000] [--dir .lake-s3] [--bucket adlake]
+    python -m adlake.servers.object_store status|stop [--dir .lake-s3]
+
+The access keys come from the environment (ACCESS_KEY_ENV, SECRET_KEY_ENV;
+`start` refuses to run without them) and go into <dir>/s3proxy.properties
+(mode 0600), never on the server's command line. The objects are files under
+<dir>/data/<bucket>/: the bucket is created on start, as a folder of the
+backend. `start` returns once the server answers on its port, with the process
+id in <dir>/s3proxy.pid, what it serves in <dir>/s3proxy.json and its log in
+<dir>/logs/s3proxy.log; `stop` ends it by its process id.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from adlake import ROOT
+from adlake.servers import processes
+from adlake.servers.processes import LOOPBACK
+from dbt.adapters.lakehouse import hudi_bundle
+
+DEFAULT_PORT = 9000
+DEFAULT_BUCKET = "adlake"
+ACCESS_KEY_ENV = "ADLAKE_S3_ACCESS_KEY"
+SECRET_KEY_ENV = "ADLAKE_S3_SECRET_KEY"
+JARS_DIR = ROOT / ".cache" / "jars"
+SERVER_JAR = hudi_bundle.MavenJar("org.gaul", "s3proxy", "4.1.0", "jar-with-dependencies")
+# S3's rule for bucket names: 3-63 lower-case letters, digits, dots and hyphens.
+BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+
+
+class ObjectStoreError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Files:
+    root: Path
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def properties(self) -> Path:
+        return self.root / "s3proxy.properties"
+
+    @property
+    def pid(self) -> Path:
+        return self.root / "s3proxy.pid"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "s3proxy.json"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "logs" / "s3proxy.log"
+
+
+def default_dir() -> Path:
+    return ROOT / ".lake-s3"
+
+
+def server_jar() -> Path:
+    """s3proxy's jar with its dependencies, fetched into the project's jar
+    cache the first time (as the Hudi bundle is)."""
+    try:
+        return hudi_bundle.fetch_jar(SERVER_JAR, "the S3 server (s3proxy)", JARS_DIR, notify=print)
+    except hudi_bundle.JarError as exc:
+        raise ObjectStoreError(
+            f"the S3 server {SERVER_JAR.coordinates} is not in {JARS_DIR} and could not be "
+            f"fetched ({exc}); set LAKEHOUSE_MAVEN_REPOSITORY to a Maven mirror, or put "
+            f"{SERVER_JAR.jar_name} there"
+        ) from exc
+
+
+def keys_from_environment() -> tuple[str, str]:
+    access, secret = os.environ.get(ACCESS_KEY_ENV, ""), os.environ.get(SECRET_KEY_ENV, "")
+    missing = [
+        name for name, value in ((ACCESS_KEY_ENV, access), (SECRET_KEY_ENV, secret)) if not value
+    ]
+    if missing:
+        raise ObjectStoreError(
+            f"{' and '.join(missing)} unset or empty: export the access key and secret key "
+            "the S3 server is to accept (any strings you choose; clients use the same)"
+        )
+    return access, secret
+
+
+def _properties(files: Files, port: int, access: str, secret: str) -> str:
+    conf = {
+        "s3proxy.endpoint": f"http://{LOOPBACK}:{port}",
+        # Hadoop's s3a signs with version 4; older clients with version 2.
+        "s3proxy.authorization": "aws-v2-or-v4",
+        "s3proxy.identity": access,
+        "s3proxy.credential": secret,
+        # Objects as plain files: what a test reads back, and kept across restarts.
+        "jclouds.provider": "filesystem-nio2",
+        "jclouds.filesystem.basedir": str(files.data),
+    }
+    # Java properties: backslashes doubled; the keys hold no '=' or ':'.
+    return "".join(f"{key}={value.replace(chr(92), chr(92) * 2)}\n" for key, value in conf.items())
+
+
+def start(
+    port: int = DEFAULT_PORT,
+    directory: Path | None = None,
+    bucket: str = DEFAULT_BUCKET,
+    timeout: float = 60,
+) -> int:
+    """Start the server with `bucket` in it; returns its process id once it answers."""
+    files = Files((directory or default_dir()).resolve())
+    if not BUCKET_NAME.match(bucket):
+        raise ObjectStoreError(
+            f"bucket {bucket!r} is not an S3 bucket name (3-63 lower-case letters, digits, "
+            "dots and hyphens)"
+        )
+    running = status(files.root)
+    if running and running["alive"]:
+        raise ObjectStoreError(
+            f"an S3 server already runs from {files.root} (pid {running['pid']})"
+        )
+    if processes.port_open(port):
+        raise ObjectStoreError(f"port {port} is already in use on {LOOPBACK}")
+    access, secret = keys_from_environment()
+    jar = server_jar()
+    (files.data / bucket).mkdir(parents=True, exist_ok=True)
+    processes.write_private(files.properties, _properties(files, port, access, secret))
+    java = Path(os.environ["JAVA_HOME"]) / "bin" / "java" if "JAVA_HOME" in os.environ else "java"
+    cmd = [str(java), "-jar", str(jar), "--properties", str(files.properties)]
+    process = processes.spawn(cmd, dict(os.environ), files.log, cwd=files.root)
+    files.pid.write_text(str(process.pid))
+    state = {"pid": process.pid, "endpoint": f"http://{LOOPBACK}:{port}", "bucket": bucket}
+    files.state.write_text(json.dumps(state, indent=2) + "\n")
+    try:
+        _wait_listening(process, port, files.log, timeout)
+    except ObjectStoreError:
+        stop(files.root)
+        raise
+    return process.pid
+
+
+def _wait_listening(process: subprocess.Popen, port: int, log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ObjectStoreError(f"the S3 server exited with {process.returncode}; see {log}")
+        if processes.port_open(port):
+            return
+        time.sleep(0.2)
+    raise ObjectStoreError(
+        f"the S3 server did not listen on {LOOPBACK}:{port} within {timeout:.0f} s; see {log}"
+    )
+
+
+def stop(directory: Path | None = None, timeout: float = 30) -> None:
+    files = Files((directory or default_dir()).resolve())
+    if not files.pid.exists():
+        return
+    pid = int(files.pid.read_text())
+    files.pid.unlink()
+    processes.end(pid, timeout)
+
+
+def status(directory: Path | None = None) -> dict | None:
+    """What the server in `directory` serves and whether it is alive; None
+    when none was started there."""
+    files = Files((directory or default_dir()).resolve())
+    if not files.state.exists() or not files.pid.exists():
+        return None
+    state = json.loads(files.state.read_text())
+    state["alive"] = processes.alive(int(files.pid.read_text()))
+    state["log"] = str(files.log)
+    state["data"] = str(files.data)
+    return dict(state)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="An S3-compatible server on 127.0.0.1 (s3proxy)")
+    parser.add_argument("action", choices=["start", "stop", "status"])
+    parser.add_argument("--dir", type=Path, help="the server's folder (default .lake-s3)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    parser.add_argument("--bucket", default=DEFAULT_BUCKET, help="created on start")
+    args = parser.parse_args(argv)
+    try:
+        if args.action == "start":
+            pid = start(args.port, args.dir, args.bucket)
+            print(
+                f"S3 server on http://{LOOPBACK}:{args.port}, bucket {args.bucket}, pid {pid}, "
+                f"log {Files((args.dir or default_dir()).resolve()).log}"
+            )
+        elif args.action == "stop":
+            stop(args.dir)
+        else:
+            state = status(args.dir)
+            print(
+                json.dumps(state, indent=2)
+                if state
+                else f"no S3 server in {args.dir or default_dir()}"
+            )
+            return 0 if state and state["alive"] else 3
+    except ObjectStoreError as exc:
+        print(f"object_store: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

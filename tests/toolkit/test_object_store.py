@@ -1,0 +1,82 @@
+"""The S3-compatible server the project starts (adlake.servers.object_store):
+a real s3proxy on 127.0.0.1, its bucket made on start, requests signed with
+the keys from the environment answered and others refused, the secret never
+on its command line, stopped by its process id."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from adlake.servers import object_store, processes
+from adlake.servers.catalog import free_port
+from tests.toolkit.s3_client import S3Client
+
+ACCESS, SECRET = "adlake-test-access", "adlake-test-secret-0123456789"
+
+
+@pytest.fixture
+def keys(monkeypatch):
+    monkeypatch.setenv(object_store.ACCESS_KEY_ENV, ACCESS)
+    monkeypatch.setenv(object_store.SECRET_KEY_ENV, SECRET)
+
+
+def test_serves_its_bucket_to_signed_requests_and_stops_by_its_pid(tmp_path, keys):
+    port = free_port()
+    folder = tmp_path / "s3"
+    pid = object_store.start(port, folder, bucket="lake-test")
+    try:
+        state = object_store.status(folder)
+        assert state is not None and state["alive"] and state["pid"] == pid
+        endpoint = state["endpoint"]
+        assert endpoint == f"http://127.0.0.1:{port}"
+        # The secret is in its settings file, readable by its owner only,
+        # not on its command line.
+        assert (folder / "s3proxy.properties").stat().st_mode & 0o077 == 0
+        assert SECRET not in Path(f"/proc/{pid}/cmdline").read_bytes().decode()
+
+        client = S3Client(endpoint, ACCESS, SECRET)
+        status, _ = client.request("PUT", "/lake-test/warehouse/t/part-0.parquet", b"rows")
+        assert status == 200
+        status, body = client.request("GET", "/lake-test/warehouse/t/part-0.parquet")
+        assert (status, body) == (200, b"rows")
+        status, listing = client.request("GET", "/lake-test")
+        assert status == 200 and b"<Key>warehouse/t/part-0.parquet</Key>" in listing
+        # The object is a file of the backend, under the bucket's folder.
+        stored = Path(state["data"]) / "lake-test" / "warehouse" / "t" / "part-0.parquet"
+        assert stored.read_bytes() == b"rows"
+
+        # A wrong secret, and a bucket that was never made, are refused.
+        status, body = S3Client(endpoint, ACCESS, "not-the-secret").request("GET", "/lake-test")
+        assert status == 403, body
+        status, body = client.request("GET", "/no-such-bucket")
+        assert status == 404 and b"NoSuchBucket" in body
+
+        # A second server on the same folder is refused, naming the running one.
+        with pytest.raises(object_store.ObjectStoreError, match=f"pid {pid}"):
+            object_store.start(free_port(), folder)
+    finally:
+        object_store.stop(folder)
+    assert not processes.alive(pid)
+    assert not processes.port_open(port)
+    assert object_store.main(["status", "--dir", str(folder)]) == 3
+
+
+def test_refuses_to_start_without_keys_or_on_a_busy_port(tmp_path, monkeypatch, keys):
+    monkeypatch.delenv(object_store.SECRET_KEY_ENV)
+    with pytest.raises(object_store.ObjectStoreError, match=object_store.SECRET_KEY_ENV):
+        object_store.start(free_port(), tmp_path / "a")
+    monkeypatch.setenv(object_store.SECRET_KEY_ENV, SECRET)
+    with pytest.raises(object_store.ObjectStoreError, match="not an S3 bucket name"):
+        object_store.start(free_port(), tmp_path / "b", bucket="Lake_Data")
+    port = free_port()
+    pid = object_store.start(port, tmp_path / "c")
+    try:
+        with pytest.raises(object_store.ObjectStoreError, match=f"port {port} is already in use"):
+            object_store.start(port, tmp_path / "d")
+    finally:
+        object_store.stop(tmp_path / "c")
+    assert not processes.alive(pid)
+    assert os.environ[object_store.ACCESS_KEY_ENV] == ACCESS
