@@ -229,4 +229,16 @@ print(SERVER_JAR.coordinates, SERVER_JAR.jar_name)')
 read -r s3proxy_coordinates s3proxy_jar <<<"$S3PROXY"
 [ -f "$JARS/$s3proxy_jar" ] || fetch_maven "$s3proxy_coordinates" "$JARS" "the S3 server (s3proxy)"
 
+# Hadoop's S3 connector for the installed pyspark (hadoop-aws and its AWS SDK
+# bundle, ~280 MB), which the adapter adds to a session whose warehouse_dir is
+# s3a://: fetched here into the adapter's own jar cache, where it looks first,
+# so that no test downloads it.
+"$VENV/bin/python" -c 'import sys
+from dbt.adapters.lakehouse import connector_jars, hudi_bundle
+try:
+    for jar in connector_jars.s3_connector(connector_jars.hadoop_version()):
+        hudi_bundle.fetch_jar(jar, "Hadoop S3 connector", hudi_bundle.user_cache_dir(), notify=print)
+except hudi_bundle.JarError as exc:
+    sys.exit(f"setup: Hadoop S3 connector: {exc} (behind a mirror, set LAKEHOUSE_MAVEN_REPOSITORY)")'
+
 echo "setup: test prerequisites ready (PostgreSQL server, chromium, chromedriver; $JARS: $(ls $JARS | paste -sd " " -); $SCHEMA)"

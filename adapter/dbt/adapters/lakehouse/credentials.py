@@ -11,7 +11,7 @@ from typing import Any
 from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import concurrency
+from dbt.adapters.lakehouse import concurrency, storage
 from dbt.adapters.lakehouse.metastore import shares_catalog
 
 # Runtime settings every connection gets, whatever the method. dbt-spark adds
@@ -69,8 +69,12 @@ class LakehouseCredentials(SparkCredentials):
     poll_interval: float = 0.1  # type: ignore[assignment]
     # The embedded session needs no host; dbt-spark requires one, so default it.
     host: str | None = None
-    # Where the embedded session keeps its warehouse and Derby metastore.
+    # Where the embedded session keeps its Derby metastore and, unless
+    # warehouse_dir says otherwise, its tables (<lake_dir>/warehouse).
     lake_dir: str = ".lake"
+    # The embedded session's tables: a local folder or a Hadoop URI
+    # (s3a://bucket/prefix, hdfs://, gs://, abfs://); see storage.py.
+    warehouse_dir: str | None = None
     # Path to the Hudi Spark bundle. When unset, LAKEHOUSE_HUDI_JAR, then the
     # per-user jar cache and ~/.m2, then a one-time download (see hudi_bundle).
     hudi_jar: str | None = None
@@ -108,6 +112,14 @@ class LakehouseCredentials(SparkCredentials):
             self.host = "embedded"
         super().__post_init__()
         self.spark_conf = {str(k): str(v) for k, v in self.spark_conf.items()}
+        if self.warehouse_dir is not None:
+            # As a Spark setting, the in-process session and the warm server
+            # (whose fingerprint covers spark_conf) both get it.
+            storage.check_warehouse_dir(self.warehouse_dir)
+            self.spark_conf.setdefault(
+                "spark.sql.warehouse.dir",
+                storage.warehouse_location(self.lake_dir, self.warehouse_dir),
+            )
         if self.method == LakehouseMethod.SESSION:
             self.warm_start = resolve_warm_start(self.warm_start)
             if self.warm_idle_timeout <= 0:
@@ -138,6 +150,7 @@ class LakehouseCredentials(SparkCredentials):
                 "method",
                 "schema",
                 "lake_dir",
+                "warehouse_dir",
                 "master",
                 "warm_start",
                 "concurrency",

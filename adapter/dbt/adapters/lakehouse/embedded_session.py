@@ -19,7 +19,7 @@ from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark import session as spark_session
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import hudi_bundle, lake_lock, local_fs
+from dbt.adapters.lakehouse import connector_jars, hudi_bundle, lake_lock, local_fs
 from dbt.adapters.lakehouse.metastore import METASTORE_URL, shares_catalog
 
 logger = AdapterLogger("Lakehouse")
@@ -177,6 +177,17 @@ def root_session(
             file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
             conf.update(file_system)
             conf.update(spark_conf)
+            # The Hudi bundle, the warehouse's file-system connector (s3a://),
+            # then the profile's own jars.
+            jars = [str(jar)]
+            jars += map(
+                str,
+                connector_jars.connector_jars(
+                    conf["spark.sql.warehouse.dir"], spark_conf, logger.info
+                ),
+            )
+            jars += [spark_conf["spark.jars"]] if spark_conf.get("spark.jars") else []
+            conf["spark.jars"] = ",".join(jars)
             if file_system and spark_conf.get("spark.driver.extraClassPath"):
                 conf["spark.driver.extraClassPath"] = os.pathsep.join(
                     [

@@ -1,0 +1,52 @@
+"""Where the embedded session keeps its tables: a local folder (the default,
+<lake_dir>/warehouse) or any Hadoop file-system URI (the profile's
+`warehouse_dir`: s3a://bucket/prefix, hdfs://..., gs://..., abfs://...).
+
+The Derby metastore, the lake lock and the warm server's state stay in the
+local `lake_dir` whatever the warehouse is. The jars an object store needs
+are connector_jars.py's. Nothing here imports pyspark: a profile is read
+without it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from dbt_common.exceptions import DbtRuntimeError
+
+URI = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
+
+
+def scheme(location: str) -> str:
+    """The file-system scheme of a location; `file` for a local path."""
+    match = URI.match(location)
+    return match.group(1).lower() if match else "file"
+
+
+def is_local(location: str) -> bool:
+    return scheme(location) == "file"
+
+
+def warehouse_location(lake_dir: str, warehouse_dir: str | None) -> str:
+    """spark.sql.warehouse.dir for the profile: a URI as given (without a
+    trailing slash), a local path resolved."""
+    if warehouse_dir is None:
+        return str(Path(lake_dir).expanduser().resolve() / "warehouse")
+    if not is_local(warehouse_dir) or warehouse_dir.startswith("file:"):
+        return warehouse_dir.rstrip("/")
+    return str(Path(warehouse_dir).expanduser().resolve())
+
+
+def check_warehouse_dir(warehouse_dir: str) -> None:
+    """A clear error for a location no Hadoop file system serves as a warehouse."""
+    kind = scheme(warehouse_dir)
+    if kind in ("s3", "s3n"):
+        raise DbtRuntimeError(
+            f"warehouse_dir: {warehouse_dir}: Hadoop's S3 file system is s3a://; "
+            f"write s3a://{warehouse_dir.split('://', 1)[1]}"
+        )
+    if kind == "s3a" and not re.match(r"^s3a://[^/]+", warehouse_dir, re.IGNORECASE):
+        raise DbtRuntimeError(
+            f"warehouse_dir: {warehouse_dir} names no bucket: write s3a://<bucket>/<prefix>"
+        )
