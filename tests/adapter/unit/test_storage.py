@@ -74,3 +74,33 @@ def test_the_s3_connector_matches_the_installed_hadoop():
     # pyspark's Hadoop must be one whose AWS SDK the adapter knows, or an
     # s3a:// warehouse fails with the message below.
     assert connector_jars.hadoop_version() in connector_jars.AWS_SDK_FOR_HADOOP
+
+
+def test_a_warehouse_on_s3a_starts_with_bounded_retries_the_profile_can_override():
+    defaults = storage.session_defaults("s3a://bucket/warehouse")
+    assert defaults["spark.hadoop.fs.s3a.attempts.maximum"] == "3"
+    assert defaults["spark.hadoop.fs.s3a.retry.limit"] == "3"
+    assert storage.session_defaults("/tmp/lake/warehouse") == {}
+    assert storage.session_defaults("hdfs://nn/warehouse") == {}
+
+
+# The S3 client's error for a store that went away mid-write, as Hudi's
+# write of a model reported it through Spark (Hadoop 3.3.4, AWS SDK 1.12.262).
+LOST = (
+    "org.apache.hudi.exception.HoodieIOException: Failed to create file "
+    "s3a://lake-test/warehouse/s3t.db/orders/.hoodie/timeline/x.deltacommit\n"
+    "Caused by: org.apache.hadoop.fs.s3a.AWSClientIOException: getFileStatus on "
+    "s3a://lake-test/warehouse/s3t.db/orders: com.amazonaws.SdkClientException: Unable "
+    "to execute HTTP request: Connect to 127.0.0.1:47797 [/127.0.0.1] failed: Connection "
+    "refused: Unable to execute HTTP request"
+)
+
+
+def test_a_statement_that_lost_the_store_says_so_and_what_to_do():
+    from dbt.adapters.lakehouse.store_probe import store_lost
+
+    said = store_lost(LOST)
+    assert said is not None
+    assert "The object store at 127.0.0.1:47797 stopped answering" in said
+    assert "Connection refused" in said and "run again" in said
+    assert store_lost("org.apache.spark.sql.AnalysisException: table not found") is None

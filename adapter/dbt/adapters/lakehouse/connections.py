@@ -12,7 +12,7 @@ from dbt.adapters.spark.connections import SparkConnectionManager
 from dbt.adapters.spark.session import SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import connect_session, embedded_session, warm_client
+from dbt.adapters.lakehouse import connect_session, embedded_session, store_probe, warm_client
 from dbt.adapters.lakehouse.credentials import LakehouseMethod
 from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError
 from dbt.adapters.lakehouse.statements import Statements
@@ -128,6 +128,9 @@ class LakehouseConnectionManager(SparkConnectionManager):
             with super().exception_handler(sql):
                 yield
         except DbtRuntimeError as exc:
+            lost = store_probe.store_lost(exc.msg)
+            if lost:
+                raise DbtRuntimeError(f"{lost}\n{exc.msg.strip()[:1000]}") from exc
             if WRITE_CONFLICT not in exc.msg:
                 raise
             # Hudi's message names instants, not what happened or what to do.

@@ -19,7 +19,14 @@ from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark import session as spark_session
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import connector_jars, hudi_bundle, lake_lock, local_fs
+from dbt.adapters.lakehouse import (
+    connector_jars,
+    hudi_bundle,
+    lake_lock,
+    local_fs,
+    storage,
+    store_probe,
+)
 from dbt.adapters.lakehouse.metastore import METASTORE_URL, shares_catalog
 
 logger = AdapterLogger("Lakehouse")
@@ -176,15 +183,15 @@ def root_session(
             # Hadoop's local file system without a child process per file created.
             file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
             conf.update(file_system)
+            location = spark_conf.get("spark.sql.warehouse.dir", conf["spark.sql.warehouse.dir"])
+            conf.update(storage.session_defaults(location))
             conf.update(spark_conf)
             # The Hudi bundle, the warehouse's file-system connector (s3a://),
             # then the profile's own jars.
             jars = [str(jar)]
             jars += map(
                 str,
-                connector_jars.connector_jars(
-                    conf["spark.sql.warehouse.dir"], spark_conf, logger.info
-                ),
+                connector_jars.connector_jars(location, spark_conf, logger.info),
             )
             jars += [spark_conf["spark.jars"]] if spark_conf.get("spark.jars") else []
             conf["spark.jars"] = ",".join(jars)
@@ -202,6 +209,11 @@ def root_session(
             logger.debug(f"Starting embedded Spark ({master}), lake {lake}, Hudi bundle {jar}")
             session = builder.enableHiveSupport().getOrCreate()
             session.sparkContext.setLogLevel("ERROR")
+            try:
+                store_probe.check_warehouse_reachable(session, location)
+            except DbtRuntimeError:
+                session.stop()  # the next connection starts over, and probes again
+                raise
         check_hudi_enabled(session)
         return session
 

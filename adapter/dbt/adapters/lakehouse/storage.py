@@ -50,3 +50,22 @@ def check_warehouse_dir(warehouse_dir: str) -> None:
         raise DbtRuntimeError(
             f"warehouse_dir: {warehouse_dir} names no bucket: write s3a://<bucket>/<prefix>"
         )
+
+
+# Hadoop 3.3's S3 client retries a failed request inside the AWS SDK (20
+# attempts) inside each of its own retries (7, from 500 ms doubling): a store
+# that stops answering holds a model's write for over ten minutes before the
+# run fails. These bound it to about a minute, and keep the retries that ride
+# out a dropped connection; throttling (503) keeps S3A's own longer limit.
+# The profile's spark_conf overrides each.
+S3A_SESSION_DEFAULTS = {
+    "spark.hadoop.fs.s3a.attempts.maximum": "3",
+    "spark.hadoop.fs.s3a.retry.limit": "3",
+    "spark.hadoop.fs.s3a.connection.establish.timeout": "5000",
+}
+
+
+def session_defaults(location: str) -> dict[str, str]:
+    """Spark settings an embedded session on a warehouse at `location` starts
+    with, before the profile's own."""
+    return dict(S3A_SESSION_DEFAULTS) if scheme(location) == "s3a" else {}

@@ -3,9 +3,13 @@ the embedded session, against the project's real S3 server
 (adlake.servers.object_store, s3proxy on 127.0.0.1).
 
 dbt runs as a user runs it, the CLI in a process of its own (its session's
-warehouse and jars are not those of the test process's session), twice: a
+warehouse and jars are not those of the test process's session): a
 merge-on-read upsert and the table built from it, then the second batch and
-a data test that holds only for the upserted figures. The tables are read
+a data test that holds only for the upserted figures. The server is stopped
+while the second batch's upsert writes (that run fails, saying why) and
+started again (the same build then completes the batch). Wrong keys, a
+missing bucket and a server that is down fail the run before any model, with
+the error that names the fix (store_probe.py). The tables are read
 back where the server keeps its objects (files under its data folder): the
 table type, the delta commits on the timeline, nothing written to the local
 lake folder. The keys come from the environment through the profile's
@@ -20,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -72,15 +77,31 @@ def store(tmp_path_factory):
     object_store.stop(folder)
 
 
-def s3_project(root: Path, store: dict) -> DbtProject:
+def restart(store: dict) -> None:
+    """Start the stopped server again, on its port, folder and bucket."""
+    keys = {object_store.ACCESS_KEY_ENV: ACCESS, object_store.SECRET_KEY_ENV: SECRET}
+    env = {**os.environ, **keys}
+    port = store["endpoint"].rsplit(":", 1)[1]
+    folder = str(Path(store["data"]).parent)
+    subprocess.run(
+        [sys.executable, "-m", "adlake.servers.object_store", "start", "--port", port]
+        + ["--dir", folder, "--bucket", BUCKET],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def s3_project(root: Path, store: dict, bucket: str = BUCKET, endpoint: str = "") -> DbtProject:
     project = DbtProject(root / "project", "s3t", root / "lake")
     profile = yaml.safe_load((project.root / "profiles.yml").read_text())
     output = profile["lake_test"]["outputs"]["local"]
-    output["warehouse_dir"] = f"s3a://{BUCKET}/warehouse"
+    output["warehouse_dir"] = f"s3a://{bucket}/warehouse"
     output["spark_conf"] = {
         "spark.hadoop.fs.s3a.access.key": "{{ env_var('S3_TEST_ACCESS_KEY') }}",
         "spark.hadoop.fs.s3a.secret.key": "{{ env_var('S3_TEST_SECRET_KEY') }}",
-        "spark.hadoop.fs.s3a.endpoint": store["endpoint"],
+        "spark.hadoop.fs.s3a.endpoint": endpoint or store["endpoint"],
         "spark.hadoop.fs.s3a.path.style.access": "true",
         "spark.hadoop.fs.s3a.connection.ssl.enabled": "false",
     }
@@ -92,8 +113,8 @@ def s3_project(root: Path, store: dict) -> DbtProject:
     return project
 
 
-def dbt(project: DbtProject, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "S3_TEST_ACCESS_KEY": ACCESS, "S3_TEST_SECRET_KEY": SECRET}
+def dbt(project: DbtProject, *args: str, secret: str = SECRET) -> subprocess.CompletedProcess:
+    env = {**os.environ, "S3_TEST_ACCESS_KEY": ACCESS, "S3_TEST_SECRET_KEY": secret}
     env["DBT_PROFILES_DIR"] = str(project.root)
     return subprocess.run(
         [str(DBT), *args, "--project-dir", str(project.root)],
@@ -104,10 +125,42 @@ def dbt(project: DbtProject, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_a_project_builds_its_tables_in_a_bucket(tmp_path, store):
+def dbt_stopping_the_store(project: DbtProject, store: dict, *args: str) -> str:
+    """Runs dbt and stops the server once the upsert's delta commit is in
+    flight; returns what dbt printed, once it has failed."""
+    env = {**os.environ, "S3_TEST_ACCESS_KEY": ACCESS, "S3_TEST_SECRET_KEY": SECRET}
+    env["DBT_PROFILES_DIR"] = str(project.root)
+    timeline = Path(store["data"]) / BUCKET / "warehouse" / "s3t.db" / "orders" / ".hoodie"
+    before = set((timeline / "timeline").glob("*.deltacommit.inflight"))
+    with subprocess.Popen(
+        [str(DBT), *args, "--project-dir", str(project.root)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    ) as run:
+        deadline = time.monotonic() + 600
+        while not set((timeline / "timeline").glob("*.deltacommit.inflight")) - before:
+            assert run.poll() is None, "dbt ended before its write began"
+            assert time.monotonic() < deadline, "no delta commit began"
+            time.sleep(0.05)
+        object_store.stop(Path(store["data"]).parent)
+        output, _ = run.communicate(timeout=900)
+    assert run.returncode != 0, output[-3000:]
+    return output
+
+
+def test_a_project_builds_its_tables_in_a_bucket_and_completes_a_run_the_store_broke(
+    tmp_path, store
+):
     project = s3_project(tmp_path, store)
     first = dbt(project, "run", "--vars", "{batch: 1}")
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    # The server stops while batch 2's upsert writes: that run fails, saying
+    # why; once the server is back, the same build completes the batch.
+    broken = dbt_stopping_the_store(project, store, "build", "--vars", "{batch: 2}")
+    assert f"The object store at {store['endpoint'].split('//')[1]} stopped answering" in broken
+    restart(store)
     second = dbt(project, "build", "--vars", "{batch: 2}")
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
 
@@ -124,7 +177,12 @@ def test_a_project_builds_its_tables_in_a_bucket(tmp_path, store):
     props = read_properties(orders / ".hoodie" / "hoodie.properties")
     assert props["hoodie.table.type"] == "MERGE_ON_READ"
     assert props["hoodie.table.recordkey.fields"] == "order_id"
-    assert [a for _, _, a in completed_instants(orders)] == ["deltacommit", "deltacommit"]
+    # The write the stop broke was rolled back by the next one.
+    assert [a for _, _, a in completed_instants(orders)] == [
+        "deltacommit",
+        "rollback",
+        "deltacommit",
+    ]
     assert (bucket / "totals" / ".hoodie" / "hoodie.properties").is_file()
     assert not (project.lake_dir / "warehouse").exists() or not any(
         (project.lake_dir / "warehouse").rglob("*.parquet")
@@ -132,9 +190,35 @@ def test_a_project_builds_its_tables_in_a_bucket(tmp_path, store):
     assert (project.lake_dir / "metastore_db").is_dir()
 
     # The secret key is in no file dbt wrote and no line it printed.
-    for run in (first, second):
-        assert SECRET not in run.stdout + run.stderr
+    for printed in (first.stdout + first.stderr, broken, second.stdout + second.stderr):
+        assert SECRET not in printed
     for folder in ("target", "logs"):
         for path in (project.root / folder).rglob("*"):
             if path.is_file():
                 assert SECRET not in path.read_text(errors="replace"), path
+
+
+# What a user gets wrong, and the words of the error that must tell them.
+REFUSALS = {
+    "wrong keys": ("refused the access keys for bucket lake-test", "fs.s3a.secret.key"),
+    "no bucket": ("has no bucket no-such-bucket", "create it"),
+    "server down": ("cannot reach the S3 store at http://127.0.0.1:", "fs.s3a.endpoint"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_a_store_that_refuses_stops_the_run_before_any_model_naming_the_fix(tmp_path, store, case):
+    """The session's probe (store_probe.py) asks once, without Hadoop's
+    retries: the run ends with its message instead of a write retrying for
+    minutes, and no model starts."""
+    bucket = "no-such-bucket" if case == "no bucket" else BUCKET
+    endpoint = f"http://127.0.0.1:{free_port()}" if case == "server down" else ""
+    project = s3_project(tmp_path, store, bucket=bucket, endpoint=endpoint)
+    secret = "not-the-secret" if case == "wrong keys" else SECRET
+    run = dbt(project, "run", "--vars", "{batch: 1}", secret=secret)
+    output = run.stdout + run.stderr
+    assert run.returncode != 0, output[-3000:]
+    for words in REFUSALS[case]:
+        assert words in output, output[-3000:]
+    assert f"warehouse_dir: s3a://{bucket}/warehouse" in output
+    assert "START sql incremental model" not in output, output[-3000:]
