@@ -5,9 +5,10 @@ the embedded session, against the project's real S3 server
 dbt runs as a user runs it, the CLI in a process of its own (its session's
 warehouse and jars are not those of the test process's session): a
 merge-on-read upsert and the table built from it, then the second batch and
-a data test that holds only for the upserted figures. The server is stopped
-while the second batch's upsert writes (that run fails, saying why) and
-started again (the same build then completes the batch). Wrong keys, a
+a data test that holds only for the upserted figures. The second batch's
+build is killed (kill -9) while its upsert writes, then the server is stopped
+while the next attempt writes (that run fails, saying why) and started again:
+the same build then completes the batch, once. Wrong keys, a
 missing bucket and a server that is down fail the run before any model, with
 the error that names the fix (store_probe.py). The tables are read
 back where the server keeps its objects (files under its data folder): the
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -30,9 +32,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from adlake.servers import object_store
 from adlake.servers.catalog import free_port
 from tests.dbt_harness import DbtProject, completed_instants, hudi_jar, read_properties
+from tests.s3_store import Store, running_store
 
 DBT = Path(sys.executable).with_name("dbt")
 BUCKET = "lake-test"
@@ -60,51 +62,18 @@ select * from {{ ref('totals') }} where not (orders = 4 and amount = 280)
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("s3")
-    port = free_port()
-    keys = {object_store.ACCESS_KEY_ENV: ACCESS, object_store.SECRET_KEY_ENV: SECRET}
-    saved = {name: os.environ.get(name) for name in keys}
-    os.environ.update(keys)
-    try:
-        object_store.start(port, folder, bucket=BUCKET)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-    yield object_store.status(folder)
-    object_store.stop(folder)
+    with running_store(tmp_path_factory.mktemp("s3"), BUCKET, ACCESS, SECRET) as running:
+        yield running
 
 
-def restart(store: dict) -> None:
-    """Start the stopped server again, on its port, folder and bucket."""
-    keys = {object_store.ACCESS_KEY_ENV: ACCESS, object_store.SECRET_KEY_ENV: SECRET}
-    env = {**os.environ, **keys}
-    port = store["endpoint"].rsplit(":", 1)[1]
-    folder = str(Path(store["data"]).parent)
-    subprocess.run(
-        [sys.executable, "-m", "adlake.servers.object_store", "start", "--port", port]
-        + ["--dir", folder, "--bucket", BUCKET],
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-
-
-def s3_project(root: Path, store: dict, bucket: str = BUCKET, endpoint: str = "") -> DbtProject:
+def s3_project(root: Path, store: Store, bucket: str = BUCKET, endpoint: str = "") -> DbtProject:
     project = DbtProject(root / "project", "s3t", root / "lake")
     profile = yaml.safe_load((project.root / "profiles.yml").read_text())
     output = profile["lake_test"]["outputs"]["local"]
     output["warehouse_dir"] = f"s3a://{bucket}/warehouse"
-    output["spark_conf"] = {
-        "spark.hadoop.fs.s3a.access.key": "{{ env_var('S3_TEST_ACCESS_KEY') }}",
-        "spark.hadoop.fs.s3a.secret.key": "{{ env_var('S3_TEST_SECRET_KEY') }}",
-        "spark.hadoop.fs.s3a.endpoint": endpoint or store["endpoint"],
-        "spark.hadoop.fs.s3a.path.style.access": "true",
-        "spark.hadoop.fs.s3a.connection.ssl.enabled": "false",
-    }
+    output["spark_conf"] = store.spark_conf()
+    if endpoint:
+        output["spark_conf"]["spark.hadoop.fs.s3a.endpoint"] = endpoint
     output["hudi_jar"] = str(hudi_jar())
     (project.root / "profiles.yml").write_text(yaml.safe_dump(profile))
     project.model("orders", ORDERS)
@@ -113,9 +82,10 @@ def s3_project(root: Path, store: dict, bucket: str = BUCKET, endpoint: str = ""
     return project
 
 
-def dbt(project: DbtProject, *args: str, secret: str = SECRET) -> subprocess.CompletedProcess:
-    env = {**os.environ, "S3_TEST_ACCESS_KEY": ACCESS, "S3_TEST_SECRET_KEY": secret}
-    env["DBT_PROFILES_DIR"] = str(project.root)
+def dbt(
+    project: DbtProject, store: Store, *args: str, secret: str = ""
+) -> subprocess.CompletedProcess:
+    env = {**store.run_env(secret), "DBT_PROFILES_DIR": str(project.root)}
     return subprocess.run(
         [str(DBT), *args, "--project-dir", str(project.root)],
         env=env,
@@ -125,43 +95,50 @@ def dbt(project: DbtProject, *args: str, secret: str = SECRET) -> subprocess.Com
     )
 
 
-def dbt_stopping_the_store(project: DbtProject, store: dict, *args: str) -> str:
-    """Runs dbt and stops the server once the upsert's delta commit is in
-    flight; returns what dbt printed, once it has failed."""
-    env = {**os.environ, "S3_TEST_ACCESS_KEY": ACCESS, "S3_TEST_SECRET_KEY": SECRET}
-    env["DBT_PROFILES_DIR"] = str(project.root)
-    timeline = Path(store["data"]) / BUCKET / "warehouse" / "s3t.db" / "orders" / ".hoodie"
-    before = set((timeline / "timeline").glob("*.deltacommit.inflight"))
+def dbt_broken_mid_write(project: DbtProject, store: Store, how: str, *args: str) -> str:
+    """Runs dbt and, once the upsert's delta commit is in flight, kills dbt
+    and its JVM with SIGKILL (`kill`) or stops the server (`stop`); returns
+    what dbt printed."""
+    env = {**store.run_env(), "DBT_PROFILES_DIR": str(project.root)}
+    timeline = store.data / "warehouse" / "s3t.db" / "orders" / ".hoodie" / "timeline"
+    before = set(timeline.glob("*.deltacommit.inflight"))
     with subprocess.Popen(
         [str(DBT), *args, "--project-dir", str(project.root)],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,
     ) as run:
         deadline = time.monotonic() + 600
-        while not set((timeline / "timeline").glob("*.deltacommit.inflight")) - before:
+        while not set(timeline.glob("*.deltacommit.inflight")) - before:
             assert run.poll() is None, "dbt ended before its write began"
             assert time.monotonic() < deadline, "no delta commit began"
             time.sleep(0.05)
-        object_store.stop(Path(store["data"]).parent)
+        if how == "kill":
+            os.killpg(run.pid, signal.SIGKILL)
+        else:
+            store.stop()
         output, _ = run.communicate(timeout=900)
     assert run.returncode != 0, output[-3000:]
     return output
 
 
-def test_a_project_builds_its_tables_in_a_bucket_and_completes_a_run_the_store_broke(
+def test_a_project_builds_its_tables_in_a_bucket_through_a_kill_and_a_stopped_store(
     tmp_path, store
 ):
     project = s3_project(tmp_path, store)
-    first = dbt(project, "run", "--vars", "{batch: 1}")
+    first = dbt(project, store, "run", "--vars", "{batch: 1}")
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
-    # The server stops while batch 2's upsert writes: that run fails, saying
-    # why; once the server is back, the same build completes the batch.
-    broken = dbt_stopping_the_store(project, store, "build", "--vars", "{batch: 2}")
-    assert f"The object store at {store['endpoint'].split('//')[1]} stopped answering" in broken
-    restart(store)
-    second = dbt(project, "build", "--vars", "{batch: 2}")
+    # Batch 2's build is killed (kill -9 of dbt and its JVM) while its upsert
+    # writes; then the server stops while the next attempt writes: that run
+    # fails, saying why. Once the server is back, the same build completes
+    # the batch, once.
+    dbt_broken_mid_write(project, store, "kill", "build", "--vars", "{batch: 2}")
+    broken = dbt_broken_mid_write(project, store, "stop", "build", "--vars", "{batch: 2}")
+    assert f"The object store at 127.0.0.1:{store.port} stopped answering" in broken
+    store.start()
+    second = dbt(project, store, "build", "--vars", "{batch: 2}")
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
 
     # The data test ran and passed: the totals are the upserted ones.
@@ -170,16 +147,16 @@ def test_a_project_builds_its_tables_in_a_bucket_and_completes_a_run_the_store_b
     assert statuses == {"orders": "success", "totals": "success", "upserted_totals": "pass"}
 
     # The tables are objects in the bucket: the orders a merge-on-read table
-    # with one delta commit per batch, and nothing in the local lake folder
-    # but the metastore.
-    bucket = Path(store["data"]) / BUCKET / "warehouse" / "s3t.db"
+    # with one delta commit per batch (each broken write rolled back by the
+    # next), and nothing in the local lake folder but the metastore.
+    bucket = store.data / "warehouse" / "s3t.db"
     orders = bucket / "orders"
     props = read_properties(orders / ".hoodie" / "hoodie.properties")
     assert props["hoodie.table.type"] == "MERGE_ON_READ"
     assert props["hoodie.table.recordkey.fields"] == "order_id"
-    # The write the stop broke was rolled back by the next one.
     assert [a for _, _, a in completed_instants(orders)] == [
         "deltacommit",
+        "rollback",
         "rollback",
         "deltacommit",
     ]
@@ -214,8 +191,8 @@ def test_a_store_that_refuses_stops_the_run_before_any_model_naming_the_fix(tmp_
     bucket = "no-such-bucket" if case == "no bucket" else BUCKET
     endpoint = f"http://127.0.0.1:{free_port()}" if case == "server down" else ""
     project = s3_project(tmp_path, store, bucket=bucket, endpoint=endpoint)
-    secret = "not-the-secret" if case == "wrong keys" else SECRET
-    run = dbt(project, "run", "--vars", "{batch: 1}", secret=secret)
+    secret = "not-the-secret" if case == "wrong keys" else ""
+    run = dbt(project, store, "run", "--vars", "{batch: 1}", secret=secret)
     output = run.stdout + run.stderr
     assert run.returncode != 0, output[-3000:]
     for words in REFUSALS[case]:
