@@ -33,9 +33,9 @@ os.environ.setdefault("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:Reserved
 os.environ.setdefault("LAKEHOUSE_WARM_START", "0")
 
 # The longest files, longest first (seconds on an idle machine, from CI's
-# --durations). With `-n 2 --dist loadfile --no-loadscope-reorder` each worker
+# --durations). With `-n 3 --dist loadfile --no-loadscope-reorder` each worker
 # takes the next file when it is free: starting with these, no long file is
-# left for the end while the other worker sits idle (xdist's own order puts
+# left for the end while the other workers sit idle (xdist's own order puts
 # files with few tests, these, last). Update it when CI's slowest list moves.
 LONGEST_FIRST = [
     "tests/warehouse/test_killed_warehouse.py",  # ~900
@@ -46,6 +46,7 @@ LONGEST_FIRST = [
     "tests/adapter/functional/install/test_wheel_install.py",  # ~330
     "tests/warehouse/test_soak.py",  # ~310
     "tests/adapter/functional/targets/test_server_methods.py",  # ~250
+    "tests/adapter/functional/object_store/test_s3_warehouse.py",  # ~200
     "tests/adapter/functional/targets/test_shared_catalog.py",  # ~200
     "tests/adapter/functional/targets/test_server_failures.py",  # ~200
     "tests/toolkit/test_profile_batch_run.py",  # ~190

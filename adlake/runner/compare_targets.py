@@ -153,10 +153,13 @@ def build_target(
     schema: str,
     watch: Callable[[int], None] | None = None,
     check_batches: bool = True,
+    test_after: bool = True,
 ) -> dict:
     """Lands and builds every batch on `target`, then `dbt test`; returns its
     figures and ADS rows. Without `check_batches`, a batch's build leaves
-    its data tests to the `dbt test` after the last one."""
+    its data tests to the `dbt test` after the last one; without
+    `test_after`, the batches' checks are all (the figures' `tests` are the
+    last build's)."""
     method = method_of(target)
     folder = work / target
     for sub in ("lake", "landing", "target", "logs"):
@@ -185,9 +188,10 @@ def build_target(
         )
         if watch is not None:
             watch(batch)
-    tested = builds.build("full", command="test")
-    print(f"{target}: dbt test [{tally(tested)}]", flush=True)
-    return {"seconds": seconds, "ads": ads_rows(query, schema), "tests": tally(tested)}
+    if test_after:
+        result = builds.build("full", command="test")
+        print(f"{target}: dbt test [{tally(result)}]", flush=True)
+    return {"seconds": seconds, "ads": ads_rows(query, schema), "tests": tally(result)}
 
 
 def compare(reference: dict[str, list[tuple]], other: dict[str, list[tuple]]) -> list[str]:
@@ -238,9 +242,11 @@ def run(
     (which PostgreSQL's account must reach: see adlake.servers.catalog).
     `after_target(target, port)` runs after each target's build, its server
     still up (a test runs more against it). `batches_checked_on`: the
-    targets whose batch builds run their data tests (default all; the others
-    are checked whole once, after their last batch)."""
+    targets whose batch builds run their data tests, and no `dbt test` after
+    (the others are checked whole once, after their last batch); by default
+    every target does both."""
     checked = set(targets if batches_checked_on is None else batches_checked_on)
+    both = batches_checked_on is None
     generated = work / "generated"
     truth = generate(generated, seed=seed, events=events, batches=batches, force=True)["batches"]
     results: dict[str, dict] = {}
@@ -255,7 +261,16 @@ def run(
                     watch = bi_reader_check(servers, target, schema, own)
                 port = None if target == "local" else servers.port(target, own)
                 results[target] = build_target(
-                    target, work, generated, batches, truth, port, schema, watch, target in checked
+                    target,
+                    work,
+                    generated,
+                    batches,
+                    truth,
+                    port,
+                    schema,
+                    watch,
+                    check_batches=target in checked,
+                    test_after=both or target not in checked,
                 )
                 if after_target is not None:
                     after_target(target, port)

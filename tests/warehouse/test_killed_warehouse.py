@@ -7,7 +7,10 @@ process group (Python and its Spark JVM, as kill -9 of a job does) at a point
 read off the lake's files, then starts the next run at once, at the batch that
 was killed. One chain of runs is killed at each named point below in turn,
 then finishes; a reference child builds the same batches without interruption,
-at the same time. Both print a digest of every table of every layer (ref, ods,
+at the same time, in a bucket of the project's S3 server (s3a://, its
+warehouse_dir): the killed local build must end equal to it, row by row, so
+a build on object storage is checked against one on the local disk by the
+same comparison. Both print a digest of every table of every layer (ref, ods,
 dwd, dws, ads) and the rows each landed file gave ODS, which the tests
 compare.
 
@@ -41,12 +44,14 @@ long for CI.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from adlake.generator import generate
 from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
 from tests.dbt_harness import completed_instants, hudi_jar
+from tests.s3_store import running_store
 from tests.warehouse.warehouse_batches import (
     POINTS,
     Chain,
@@ -85,10 +90,27 @@ def crash_root(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def reference(crash_root):
-    """The uninterrupted build, running while the chain is killed: wait on it with finish()."""
-    work = prepare_work(crash_root / "reference", SCHEMA, crash_root / "generated", hudi_jar())
-    child = Child(work, 1, BATCHES, *OPTIONS, "--digest", tag="reference")
+def store(crash_root):
+    with running_store(crash_root / "s3", "crash-reference", "crash-access", "crash-secret") as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def reference(crash_root, store):
+    """The uninterrupted build, in a bucket of the project's S3 server, running
+    while the chain is killed: wait on it with finish(). Its data tests run
+    once, after the last batch."""
+    work = prepare_work(
+        crash_root / "reference",
+        SCHEMA,
+        crash_root / "generated",
+        hudi_jar(),
+        warehouse_dir=f"s3a://{store.bucket}/warehouse",
+        spark_conf=store.spark_conf(),
+    )
+    child = Child(
+        work, 1, BATCHES, *OPTIONS, "--test-after", "--digest", tag="reference", env=store.run_env()
+    )
     yield child
     if child.process.poll() is None:
         child.kill()
@@ -122,6 +144,16 @@ def test_each_named_kill_landed_at_its_point(killed_chain):
     assert [k.label for k in chain.kills] == NAMED
     missed = [k.describe() for k in chain.kills if not k.held]
     assert not missed, "killed past the point:\n" + "\n".join(missed)
+
+
+def test_the_uninterrupted_build_in_a_bucket_passed_every_data_test(reference_output, store):
+    """The reference is the warehouse built batch by batch on S3: its data
+    tests passed and its tables are objects in the bucket, not local files."""
+    tests = re.search(r"^data tests: (\d+) passed of (\d+)$", reference_output, re.M)
+    assert tests is not None and tests.group(1) == tests.group(2), reference_output[-3000:]
+    assert int(tests.group(2)) > 20
+    tables = store.data / "warehouse" / f"{SCHEMA}_ads.db" / "ads_spend_by_customer"
+    assert completed_instants(tables), "no ADS commit in the bucket"
 
 
 def test_killed_runs_end_with_the_data_of_an_uninterrupted_run_on_every_layer(

@@ -64,8 +64,8 @@ def test_warehouse_on_connect_and_thrift_share_a_catalog(tmp_path, monkeypatch, 
             catalog_dir=catalog_dir,
             after_target=also_the_runner,
             # The checks of each batch (of what it wrote) on one server; on
-            # the other, whole tables once: the same tests, on Thrift's
-            # connection, at half the cost.
+            # the other, whole tables once: every data test on each
+            # connection, each run once.
             batches_checked_on=["connect"],
         )
     finally:
@@ -78,9 +78,11 @@ def test_warehouse_on_connect_and_thrift_share_a_catalog(tmp_path, monkeypatch, 
     # Each batch's totals equalled the truth (the run raises otherwise), and
     # the Thrift server read the ADS rows the Connect session wrote.
     assert "connect: batch 2: the Thrift server reads the same ADS rows" in out
-    # Connect's batch builds ran their data tests; Thrift's left them to its `dbt test`.
+    # Connect's batch builds ran their data tests; Thrift's left them to its
+    # `dbt test`, the only one.
     built = dict(re.findall(r"^(\w+): batch 2/2 built \[([^]]*)\]", out, re.M))
     assert "pass" in built["connect"] and "pass" not in built["thrift"], built
+    assert re.findall(r"^(\w+): dbt test ", out, re.M) == ["thrift"], out[-3000:]
     for target in ("connect", "thrift"):
         figures = results[target]
         assert figures["differences"] == []

@@ -4,7 +4,8 @@ prints a line as each batch completes. The warehouse crash tests
 (test_killed_warehouse.py, kill_loop.py) start it in a process group of its
 own and kill that group with SIGKILL part-way.
 
-    python warehouse_batches.py <work> <first_batch> <last_batch> [--vars JSON] [--no-tests] [--digest]
+    python warehouse_batches.py <work> <first_batch> <last_batch> [--vars JSON] [--no-tests]
+        [--test-after] [--digest]
 
 <work> is a folder made by `prepare_work`: its lake (lake/, with the Derby
 metastore), profiles/profiles.yml pointing `lake_dir` there, the landing folder
@@ -13,7 +14,8 @@ logs/, and work.json naming the schema and the generated data folder. Nothing
 is written in the repository. For each batch it lands the batch's files
 (adlake.landing) and runs one `dbt build` (with `--no-tests`, the data tests
 are left out: `--exclude-resource-type test`), then prints
-`batch N done in S s` (seconds since the process started).
+`batch N done in S s` (seconds since the process started). With
+--test-after, every data test runs once after the last batch.
 
 With --digest, after the batches it prints, for every table of every warehouse
 schema (ref, ods, dwd, dws, ads; Hudi's _ro/_rt views and the adapter's
@@ -76,8 +78,11 @@ class Work:
         return self.lake / "warehouse" / f"{self.schema}_{layer}.db" / table
 
 
-def prepare_work(root: Path, schema: str, generated: Path, hudi_jar: Path) -> Work:
-    """A fresh work folder for a child on the generated data in `generated`."""
+def prepare_work(
+    root: Path, schema: str, generated: Path, hudi_jar: Path, **profile: object
+) -> Work:
+    """A fresh work folder for a child on the generated data in `generated`;
+    `profile` adds fields to its profile (warehouse_dir, spark_conf)."""
     import yaml
 
     root = Path(root)
@@ -99,6 +104,7 @@ def prepare_work(root: Path, schema: str, generated: Path, hudi_jar: Path) -> Wo
                             "lake_dir": str((root / "lake").resolve()),
                             "hudi_jar": str(hudi_jar),
                             "threads": 1,
+                            **profile,
                         }
                     },
                 }
@@ -420,7 +426,15 @@ class Child:
     """warehouse_batches.py on a work folder, in a process group of its own,
     with its output in a file of the work folder."""
 
-    def __init__(self, work: Work, first: int, last: int, *options: str, tag: str) -> None:
+    def __init__(
+        self,
+        work: Work,
+        first: int,
+        last: int,
+        *options: str,
+        tag: str,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.work, self.first, self.last = work, first, last
         self.log = work.root / f"child_{tag}.log"
         with self.log.open("w") as out:
@@ -429,6 +443,7 @@ class Child:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                env=env,
             )
         self.started = time.monotonic()
 
@@ -624,6 +639,9 @@ def main() -> None:
         "--no-tests", action="store_true", help="leave the data tests out of each build"
     )
     parser.add_argument("--digest", action="store_true")
+    parser.add_argument(
+        "--test-after", action="store_true", help="run every data test after the last batch"
+    )
     args = parser.parse_args()
     work = Work(args.work)
     os.environ["ADLAKE_LANDING_DIR"] = str(work.landing.resolve())
@@ -637,20 +655,23 @@ def main() -> None:
             ready.append(True)
             print(f"spark ready in {time.monotonic() - STARTED:.1f} s", flush=True)
 
+    common = [
+        "--project-dir",
+        str(REPO),
+        "--profiles-dir",
+        str(work.profiles),
+        "--target-path",
+        str(work.root / "target"),
+        "--log-path",
+        str(work.root / "logs"),
+        "--vars",
+        args.vars,
+    ]
     for batch in range(args.first, args.last + 1):
         land_batch(work.generated, work.landing, batch)
         command = [
             "build",
-            "--project-dir",
-            str(REPO),
-            "--profiles-dir",
-            str(work.profiles),
-            "--target-path",
-            str(work.root / "target"),
-            "--log-path",
-            str(work.root / "logs"),
-            "--vars",
-            args.vars,
+            *common,
             # The models' unit tests run once, in test_warehouse_build; a
             # batch's build is about the data.
             "--exclude-resource-type",
@@ -663,6 +684,13 @@ def main() -> None:
             print(f"batch {batch} failed: {result.exception}", flush=True)
             sys.exit(1)
         print(f"batch {batch} done in {time.monotonic() - STARTED:.1f} s", flush=True)
+    if args.test_after:
+        result = dbtRunner().invoke(["test", *common, "--exclude-resource-type", "unit_test"])
+        passed = [r for r in result.result or [] if str(r.status) == "pass"]
+        print(f"data tests: {len(passed)} passed of {len(result.result or [])}", flush=True)
+        if not result.success:
+            print(f"the data tests failed: {result.exception}", flush=True)
+            sys.exit(1)
     if args.digest:
         print_digest(work)
 

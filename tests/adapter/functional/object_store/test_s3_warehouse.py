@@ -9,8 +9,8 @@ a data test that holds only for the upserted figures. The second batch's
 build is killed (kill -9) while its upsert writes, then the server is stopped
 while the next attempt writes (that run fails, saying why) and started again:
 the same build then completes the batch, once. Wrong keys, a
-missing bucket and a server that is down fail the run before any model, with
-the error that names the fix (store_probe.py). The tables are read
+missing bucket and a server that is down fail the session's start, with the
+error that names the fix (store_probe.py). The tables are read
 back where the server keeps its objects (files under its data folder): the
 table type, the delta commits on the timeline, nothing written to the local
 lake folder. The keys come from the environment through the profile's
@@ -184,18 +184,18 @@ REFUSALS = {
 
 
 @pytest.mark.parametrize("case", sorted(REFUSALS))
-def test_a_store_that_refuses_stops_the_run_before_any_model_naming_the_fix(tmp_path, store, case):
+def test_a_store_that_refuses_fails_the_connection_naming_the_fix(tmp_path, store, case):
     """The session's probe (store_probe.py) asks once, without Hadoop's
-    retries: the run ends with its message instead of a write retrying for
-    minutes, and no model starts."""
+    retries, as the session starts for any command: `dbt debug`'s connection
+    test here (a `dbt run` ends the same way before its first model)."""
     bucket = "no-such-bucket" if case == "no bucket" else BUCKET
     endpoint = f"http://127.0.0.1:{free_port()}" if case == "server down" else ""
     project = s3_project(tmp_path, store, bucket=bucket, endpoint=endpoint)
     secret = "not-the-secret" if case == "wrong keys" else ""
-    run = dbt(project, store, "run", "--vars", "{batch: 1}", secret=secret)
+    run = dbt(project, store, "debug", secret=secret)
     output = run.stdout + run.stderr
     assert run.returncode != 0, output[-3000:]
+    assert "Connection test: [" in output and "ERROR" in output, output[-3000:]
     for words in REFUSALS[case]:
         assert words in output, output[-3000:]
     assert f"warehouse_dir: s3a://{bucket}/warehouse" in output
-    assert "START sql incremental model" not in output, output[-3000:]
