@@ -73,7 +73,7 @@ def check_warehouse_reachable(session: Any, location: str) -> None:
 
 def _causes(error: Any) -> list[tuple[str, str]]:
     """(class name, message) of a Java exception and its causes, outermost first."""
-    found = []
+    found: list[tuple[str, str]] = []
     while error is not None and len(found) < 10:
         found.append((error.getClass().getName(), str(error.getMessage() or "")))
         error = error.getCause()
