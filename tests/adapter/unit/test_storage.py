@@ -104,3 +104,40 @@ def test_a_statement_that_lost_the_store_says_so_and_what_to_do():
     assert "The object store at 127.0.0.1:47797 stopped answering" in said
     assert "Connection refused" in said and "run again" in said
     assert store_lost("org.apache.spark.sql.AnalysisException: table not found") is None
+
+
+PROBED = "s3a://lake/warehouse"
+ENDPOINT = "http://127.0.0.1:44037"
+
+
+@pytest.mark.parametrize(
+    "causes, says",
+    [
+        (
+            [
+                ("java.nio.file.AccessDeniedException", "getFileStatus: Status Code: 403"),
+                ("com.amazonaws.services.s3.model.AmazonS3Exception", "Forbidden"),
+            ],
+            "refused the access keys for bucket lake",
+        ),
+        (
+            [("org.apache.hadoop.fs.s3a.UnknownStoreException", "NoSuchBucket")],
+            "has no bucket lake",
+        ),
+        # The port holds "403": a refused connection is still one.
+        (
+            [
+                ("org.apache.hadoop.fs.s3a.AWSClientIOException", "Connect to 127.0.0.1:44037"),
+                ("java.net.ConnectException", "Connection refused"),
+            ],
+            "cannot reach the S3 store at http://127.0.0.1:44037 (ConnectException: "
+            "Connection refused)",
+        ),
+    ],
+)
+def test_a_failed_probe_is_explained_by_what_went_wrong(causes, says):
+    from dbt.adapters.lakehouse.store_probe import explain
+
+    message = explain(PROBED, ENDPOINT, causes)
+    assert message.startswith(f"warehouse_dir: {PROBED}: ")
+    assert says in message

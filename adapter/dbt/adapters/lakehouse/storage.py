@@ -53,15 +53,15 @@ def check_warehouse_dir(warehouse_dir: str) -> None:
 
 
 # Hadoop 3.3's S3 client retries a failed request inside the AWS SDK (20
-# attempts) inside each of its own retries (7, from 500 ms doubling): a store
-# that stops answering holds a model's write for over ten minutes before the
-# run fails. These bound it to about a minute, and keep the retries that ride
-# out a dropped connection; throttling (503) keeps S3A's own longer limit.
-# The profile's spark_conf overrides each.
+# attempts, its core-default.xml) inside each of its own retries (7, from
+# 500 ms doubling): a store that stops answering held a model's write for
+# over ten minutes before the run failed. These bound it to about a minute
+# (91 s measured, the machine busy), and keep the retries that ride out a
+# dropped connection; throttling (503) keeps S3A's own longer limit. The
+# profile's spark_conf overrides each.
 S3A_SESSION_DEFAULTS = {
     "spark.hadoop.fs.s3a.attempts.maximum": "3",
     "spark.hadoop.fs.s3a.retry.limit": "3",
-    "spark.hadoop.fs.s3a.connection.establish.timeout": "5000",
 }
 
 

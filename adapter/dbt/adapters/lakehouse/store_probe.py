@@ -7,8 +7,9 @@ surface as a model's write hanging, then a stack trace. The probe asks the
 store for the warehouse's folder once, through a file system of its own with
 one attempt and short time-outs, and turns each of those failures into an
 error that names the endpoint, the setting and the fix. The session's own
-file system keeps Hadoop's retries (or the profile's): a store that stops
-answering mid-run fails that run when they are spent.
+file system keeps its retries (bounded by storage.session_defaults, or the
+profile's): a store that stops answering mid-run fails that run once they
+are spent, and `store_lost` says so.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ KEYS_FIX = (
 def check_warehouse_reachable(session: Any, location: str) -> None:
     """Raise a DbtRuntimeError naming the fix when the store that holds
     `location` refuses or cannot be reached; nothing for a local warehouse."""
-    if is_local(location) or location.startswith("file:"):
+    if is_local(location):
         return
     from py4j.protocol import Py4JJavaError
 
@@ -66,7 +67,8 @@ def check_warehouse_reachable(session: Any, location: str) -> None:
         finally:
             store.close()
     except Py4JJavaError as exc:
-        raise DbtRuntimeError(explain(location, conf, exc.java_exception)) from None
+        causes = _causes(exc.java_exception)
+        raise DbtRuntimeError(explain(location, _endpoint(location, conf), causes)) from None
     finally:
         logger.debug(f"Probed {location} in {time.monotonic() - started:.2f} s")
 
@@ -80,9 +82,19 @@ def _causes(error: Any) -> list[tuple[str, str]]:
     return found
 
 
-def explain(location: str, conf: Any, error: Any) -> str:
-    """The message for a failed probe of `location` (a Java exception)."""
-    causes = _causes(error)
+def _endpoint(location: str, conf: Any) -> str:
+    """The S3 endpoint Hadoop uses for the location's bucket."""
+    bucket = location.split("://", 1)[1].split("/", 1)[0]
+    return str(
+        conf.get(f"fs.s3a.bucket.{bucket}.endpoint")
+        or conf.get("fs.s3a.endpoint")
+        or "AWS S3 (no fs.s3a.endpoint set)"
+    )
+
+
+def explain(location: str, endpoint: str, causes: list[tuple[str, str]]) -> str:
+    """The message for a failed probe of `location`, from the Java exception's
+    (class name, message) and its causes'."""
     # The innermost cause says what happened (Connection refused, 403...);
     # the outer ones repeat it with Hadoop's and the SDK's wrappings.
     name, message = causes[-1]
@@ -93,21 +105,8 @@ def explain(location: str, conf: Any, error: Any) -> str:
     if scheme(location) != "s3a":
         return f"{where}: the store cannot be read ({first}); check the profile's spark_conf"
     bucket = location.split("://", 1)[1].split("/", 1)[0]
-    endpoint = (
-        conf.get(f"fs.s3a.bucket.{bucket}.endpoint")
-        or conf.get("fs.s3a.endpoint")
-        or "AWS S3 (no fs.s3a.endpoint set)"
-    )
-    if "AccessDeniedException" in names or "403" in text or "InvalidAccessKeyId" in text:
-        return (
-            f"{where}: the S3 store at {endpoint} refused the access keys for bucket "
-            f"{bucket} (403 Forbidden): {KEYS_FIX}"
-        )
-    if "UnknownStoreException" in names or "NoSuchBucket" in text:
-        return (
-            f"{where}: the S3 store at {endpoint} has no bucket {bucket}: create it, or "
-            "name an existing bucket in warehouse_dir"
-        )
+    # Connection failures first: their messages carry ports and hosts, which
+    # may hold any digits.
     if any(
         marker in names + " " + text
         for marker in (
@@ -125,6 +124,16 @@ def explain(location: str, conf: Any, error: Any) -> str:
             "(with spark.hadoop.fs.s3a.path.style.access: 'true' and "
             "spark.hadoop.fs.s3a.connection.ssl.enabled: 'false' for a server without "
             "virtual-host buckets or TLS)"
+        )
+    if "AccessDeniedException" in names or "Status Code: 403" in text:
+        return (
+            f"{where}: the S3 store at {endpoint} refused the access keys for bucket "
+            f"{bucket} (403 Forbidden): {KEYS_FIX}"
+        )
+    if "UnknownStoreException" in names or "NoSuchBucket" in text:
+        return (
+            f"{where}: the S3 store at {endpoint} has no bucket {bucket}: create it, or "
+            "name an existing bucket in warehouse_dir"
         )
     return f"{where}: the S3 store at {endpoint} failed the first request ({first})"
 
