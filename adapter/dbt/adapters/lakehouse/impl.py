@@ -29,6 +29,7 @@ from dbt.adapters.lakehouse import (
 from dbt.adapters.lakehouse.change_reads import ChangeRead, ChangeReadPlanner
 from dbt.adapters.lakehouse.change_reads.queries import ChangeReadQueries
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
+from dbt.adapters.lakehouse.credentials import LakehouseMethod
 from dbt.adapters.lakehouse.data_test_queries import DataTestQueries
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 from dbt.adapters.lakehouse.relation_configs.hudi_table import HudiTableConfig
@@ -322,8 +323,9 @@ class LakehouseAdapter(SparkAdapter):
         dropped then."""
         if self.config.credentials.concurrency == concurrency.OPTIMISTIC:
             return None
+        same_disk = self.config.credentials.method == LakehouseMethod.SESSION
         pending = recovery.pending_metadata_compactions(
-            self._lake.metadata_table_timeline(location)
+            self._lake.metadata_table_timeline(location, same_disk)
         )
         if not pending:
             return None

@@ -183,9 +183,17 @@ class LakeMetadata:
 
     # --- the metadata table (recovery.py) --------------------------------------
 
-    def metadata_table_timeline(self, location: str) -> list[Any]:
-        """Instants of the table's metadata table; none when it has none."""
-        if recovery.has_no_metadata_table(location):
+    def metadata_table_timeline(self, location: str, same_disk: bool) -> list[Any]:
+        """Instants of the table's metadata table; none when it has none.
+        `same_disk`: the session's files are this process's (the embedded
+        session), so a local table's folder can be looked at directly."""
+        # Asking Hudi for the timeline of a metadata table that does not
+        # exist takes seconds (it retries reading its properties: 5.5 s on
+        # S3), and most tables here have none (see write_defaults): look first.
+        if same_disk and recovery.local_path(location) is not None:
+            if recovery.has_no_metadata_table(location):
+                return []
+        elif not self.ask("show_fs_path_detail", path=recovery.metadata_table_glob(location)):
             return []
         path = recovery.metadata_table_path(location)
         try:

@@ -30,6 +30,15 @@ def local_path(location: str) -> str | None:
     return None
 
 
+def metadata_table_glob(location: str) -> str:
+    """A pattern that matches the metadata table's hoodie.properties only when
+    the table has one. Hudi's `show_fs_path_detail` lists what a pattern
+    matches, no rows for none (on a plain path that does not exist it fails,
+    with a NullPointerException in Hudi 1.2): one listing on any file system,
+    through whatever session runs the statements."""
+    return metadata_table_path(location) + "/.hoodie/hoodie.propertie[s]"
+
+
 def has_no_metadata_table(location: str) -> bool:
     """True when the location is local and holds no metadata table: asking
     Hudi for the timeline of a missing table costs seconds (it fails slowly),

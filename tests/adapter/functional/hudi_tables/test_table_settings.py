@@ -1,5 +1,6 @@
 """Table type, record key, precombine key and partitioning land on the Hudi table."""
 
+from dbt.adapters.lakehouse import recovery
 from tests.dbt_harness import spark
 
 
@@ -89,6 +90,11 @@ def test_small_commit_defaults_are_on_the_table_and_hudi_options_override_them(p
     # The base files themselves, by their parquet footers.
     base_files = list(project.table_dir("defaults").rglob("*.parquet"))
     assert base_files and {parquet_codec(path) for path in base_files} == {"SNAPPY"}
+    # How the adapter looks for a metadata table on a store it cannot list
+    # itself (recovery.metadata_table_glob): one row with one, none without.
+    for table, rows in (("defaults", 0), ("with_metadata", 1)):
+        glob = recovery.metadata_table_glob(f"file:{project.table_dir(table)}")
+        assert len(project.rows(f"call show_fs_path_detail(path => '{glob}')")) == rows, table
 
 
 def file_groups(table_dir) -> set[str]:
