@@ -19,9 +19,7 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,31 +136,17 @@ def start(
     jar = server_jar()
     (files.data / bucket).mkdir(parents=True, exist_ok=True)
     processes.write_private(files.properties, _properties(files, port, access, secret))
-    java = Path(os.environ["JAVA_HOME"]) / "bin" / "java" if "JAVA_HOME" in os.environ else "java"
-    cmd = [str(java), "-jar", str(jar), "--properties", str(files.properties)]
+    cmd = [processes.java(), "-jar", str(jar), "--properties", str(files.properties)]
     process = processes.spawn(cmd, dict(os.environ), files.log, cwd=files.root)
     files.pid.write_text(str(process.pid))
     state = {"pid": process.pid, "endpoint": f"http://{LOOPBACK}:{port}", "bucket": bucket}
     files.state.write_text(json.dumps(state, indent=2) + "\n")
     try:
-        _wait_listening(process, port, files.log, timeout)
-    except ObjectStoreError:
+        processes.wait_listening(process, port, files.log, timeout)
+    except processes.NotListening as exc:
         stop(files.root)
-        raise
+        raise ObjectStoreError(f"the S3 server {exc}") from exc
     return process.pid
-
-
-def _wait_listening(process: subprocess.Popen, port: int, log: Path, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise ObjectStoreError(f"the S3 server exited with {process.returncode}; see {log}")
-        if processes.port_open(port):
-            return
-        time.sleep(0.2)
-    raise ObjectStoreError(
-        f"the S3 server did not listen on {LOOPBACK}:{port} within {timeout:.0f} s; see {log}"
-    )
 
 
 def stop(directory: Path | None = None, timeout: float = 30) -> None:

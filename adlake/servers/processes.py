@@ -64,6 +64,31 @@ def end(pid: int, timeout: float) -> None:
         child.wait()
 
 
+class NotListening(Exception):
+    """A server started here exited, or did not listen in time."""
+
+
+def wait_listening(
+    process: subprocess.Popen, port: int, log: Path, timeout: float, host: str = LOOPBACK
+) -> None:
+    """Return once `process` accepts connections on host:port; NotListening
+    (naming its log) if it exits first or the time runs out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise NotListening(f"exited with {process.returncode}; see {log}")
+        if port_open(port, host):
+            return
+        time.sleep(0.2)
+    raise NotListening(f"did not listen on {host}:{port} within {timeout:.0f} s; see {log}")
+
+
+def java() -> str:
+    """The java of JAVA_HOME, else the one on the PATH."""
+    home = os.environ.get("JAVA_HOME")
+    return str(Path(home) / "bin" / "java") if home else "java"
+
+
 def port_open(port: int, host: str = LOOPBACK) -> bool:
     """Whether something accepts connections on host:port (a server is up)."""
     with socket.socket() as sock:

@@ -35,7 +35,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,17 +174,6 @@ def _spawn(cmd: list[str], env: dict[str, str], log: Path, pid_file: Path) -> su
     return process
 
 
-def _wait_listening(process: subprocess.Popen, port: int, host: str, log: Path, timeout: float):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if process.poll() is not None:
-            raise ServerError(f"exited with {process.returncode}; see {log}")
-        if port_open(port, host):
-            return
-        time.sleep(0.5)
-    raise ServerError(f"did not listen on {host}:{port} within {timeout:.0f} s; see {log}")
-
-
 def start(
     kind: str,
     port: int,
@@ -231,7 +219,7 @@ def start(
     }
     files.state.write_text(json.dumps(state, indent=2) + "\n")
     try:
-        _wait_listening(process, served, LOOPBACK, files.log, timeout)
+        processes.wait_listening(process, served, files.log, timeout)
         if token:
             cert, key = tls_front.make_certificate(files.tls, [bind])
             front = _spawn(
@@ -242,8 +230,8 @@ def start(
                 files.front_log,
                 files.front_pid,
             )
-            _wait_listening(front, port, bind, files.front_log, 30)
-    except ServerError as exc:
+            processes.wait_listening(front, port, files.front_log, 30, host=bind)
+    except (processes.NotListening, ServerError) as exc:
         stop(kind, files.root)
         raise ServerError(f"the {kind} server {exc}") from exc
     return process.pid

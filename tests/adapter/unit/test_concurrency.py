@@ -75,8 +75,20 @@ def test_server_side_parameters_win_over_the_chosen_settings():
     [
         ({"concurrency": "mvcc"}, ["concurrency", "'mvcc'", "single_writer, optimistic"]),
         (
+            {"concurrency": "optimistic", "lock_provider": "etcd"},
+            ["lock_provider", "'etcd'", "filesystem, in_process, zookeeper", "class name"],
+        ),
+        (
             {"concurrency": "optimistic", "lock_provider": "zookeeper"},
-            ["lock_provider", "'zookeeper'", "filesystem, in_process", "class name"],
+            [
+                "lock_provider: zookeeper",
+                "hoodie.write.lock.zookeeper.url",
+                "server_side_parameters",
+            ],
+        ),
+        (
+            {"concurrency": "optimistic", "warehouse_dir": "s3a://bucket/lake"},
+            ["lock_provider: filesystem", "s3a://bucket/lake", "not atomic", "zookeeper"],
         ),
     ],
 )
@@ -85,3 +97,28 @@ def test_a_wrong_value_names_the_setting_and_what_is_allowed(fields, words):
         credentials(**fields)
     for word in words:
         assert word in str(raised.value)
+
+
+def test_zookeeper_locks_each_table_at_the_ensemble_the_profile_names():
+    creds = credentials(
+        concurrency="optimistic",
+        lock_provider="zookeeper",
+        warehouse_dir="s3a://bucket/lake",
+        server_side_parameters={"hoodie.write.lock.zookeeper.url": "127.0.0.1:2181"},
+    )
+    params = creds.server_side_parameters
+    assert params["hoodie.write.lock.provider"].endswith(
+        ".ZookeeperBasedImplicitBasePathLockProvider"
+    )
+    assert params["hoodie.write.lock.zookeeper.url"] == "127.0.0.1:2181"
+    assert "hoodie.write.lock.filesystem.expire" not in params
+
+
+def test_a_lock_file_is_refused_on_s3_only():
+    for warehouse in ("gs://bucket/lake", "hdfs://nn/lake", "/var/lake"):
+        creds = credentials(concurrency="optimistic", warehouse_dir=warehouse)
+        assert creds.server_side_parameters["hoodie.write.lock.provider"].endswith(
+            ".FileSystemBasedLockProvider"
+        )
+    # One writer at a time takes no lock at all: S3 is fine.
+    assert credentials(warehouse_dir="s3a://bucket/lake").concurrency == "single_writer"

@@ -18,6 +18,11 @@ The lock provider decides who can see the lock:
   comes from, as long as they share the storage;
 - `in_process`: a lock inside one JVM (several sessions of one Thrift or Connect
   server); other processes do not see it;
+- `zookeeper`: a lock in ZooKeeper, one per table (Hudi derives its path from
+  the table's location), seen by every writer that reaches the ensemble named
+  by `hoodie.write.lock.zookeeper.url` in `server_side_parameters`: the
+  provider for writers that share a table on object storage, where a lock file
+  is not a lock (docs/object-storage.md);
 - any other value: the class name of a Hudi lock provider (ZooKeeper, Hive
   metastore, DynamoDB, ...), whose own `hoodie.write.lock.*` settings go into
   `server_side_parameters`.
@@ -28,6 +33,8 @@ The settings are session settings of every connection; a `hoodie.*` key set in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 SINGLE_WRITER = "single_writer"
 OPTIMISTIC = "optimistic"
 MODES = (SINGLE_WRITER, OPTIMISTIC)
@@ -35,7 +42,10 @@ MODES = (SINGLE_WRITER, OPTIMISTIC)
 LOCK_PROVIDERS = {
     "filesystem": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",
     "in_process": "org.apache.hudi.client.transaction.lock.InProcessLockProvider",
+    "zookeeper": "org.apache.hudi.client.transaction.lock.ZookeeperBasedImplicitBasePathLockProvider",
 }
+# Where the zookeeper provider finds its ensemble: host:port[,host:port...].
+ZOOKEEPER_URL = "hoodie.write.lock.zookeeper.url"
 
 # A lock file left by a writer killed while it held the lock (the lock is held
 # only around a commit's conflict check, seconds) is taken as abandoned after
@@ -65,8 +75,11 @@ def resolve_mode(configured: str | None, shared_catalog: bool) -> str:
     return mode
 
 
-def hudi_settings(mode: str, lock_provider: str) -> dict[str, str]:
-    """The `hoodie.*` session settings of a mode (none for single_writer)."""
+def hudi_settings(
+    mode: str, lock_provider: str, parameters: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The `hoodie.*` session settings of a mode (none for single_writer);
+    `parameters` are the profile's own server_side_parameters."""
     if mode != OPTIMISTIC:
         return {}
     name = str(lock_provider).strip()
@@ -86,4 +99,27 @@ def hudi_settings(mode: str, lock_provider: str) -> dict[str, str]:
     }
     if provider == LOCK_PROVIDERS["filesystem"]:
         settings["hoodie.write.lock.filesystem.expire"] = LOCK_FILE_EXPIRY_MINUTES
+    if provider == LOCK_PROVIDERS["zookeeper"] and not (parameters or {}).get(ZOOKEEPER_URL):
+        raise ConcurrencyConfigError(
+            f"Profile setting lock_provider: zookeeper needs the ensemble's address: add "
+            f"{ZOOKEEPER_URL}: 'host:port' (several comma-separated) to server_side_parameters."
+        )
     return settings
+
+
+def check_lock_storage(mode: str, lock_provider: str, warehouse: str | None) -> None:
+    """Refuse a lock file on s3a://: Hadoop 3.3's S3 client creates a file
+    "only if absent" as a check and then a write, so two writers can both
+    take it."""
+    provider = LOCK_PROVIDERS.get(str(lock_provider).strip().lower(), lock_provider)
+    if (
+        mode == OPTIMISTIC
+        and provider == LOCK_PROVIDERS["filesystem"]
+        and str(warehouse or "").startswith("s3a://")
+    ):
+        raise ConcurrencyConfigError(
+            f"Profile settings concurrency: optimistic with lock_provider: filesystem on "
+            f"{warehouse}: a lock file on S3 is not atomic, two writers could both hold it. "
+            f"Use lock_provider: zookeeper (with {ZOOKEEPER_URL} in server_side_parameters), "
+            "or in_process when every writer is a session of one server."
+        )

@@ -131,7 +131,14 @@ class LakehouseCredentials(SparkCredentials):
             self.concurrency = concurrency.resolve_mode(
                 self.concurrency, shares_catalog(self.spark_conf)
             )
-            writers = concurrency.hudi_settings(self.concurrency, self.lock_provider)
+            writers = concurrency.hudi_settings(
+                self.concurrency, self.lock_provider, self.server_side_parameters
+            )
+            concurrency.check_lock_storage(
+                self.concurrency,
+                self.lock_provider,
+                self.spark_conf.get("spark.sql.warehouse.dir"),
+            )
         except concurrency.ConcurrencyConfigError as exc:
             raise DbtRuntimeError(str(exc)) from exc
         for key, value in {**RUNTIME_DEFAULTS, **writers}.items():

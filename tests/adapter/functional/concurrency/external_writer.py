@@ -5,13 +5,17 @@ ingestion or backfill job) writing the same table, by its path, while dbt runs.
 
 It upserts ids 1..50 into `source = PARTITION` (run = 1000 + attempt) again and
 again until STOP_FILE exists, and prints one JSON line per attempt: whether its
-commit went through, or the error it failed with. Its own Spark session has an
-in-memory catalog: it needs no metastore, only the table's files.
+commit went through, or the error it failed with; then one line with the
+table's rows per source, as it reads them at the end. Its own Spark session has an
+in-memory catalog: it needs no metastore, only the table's files. Settings of
+the session itself (an object store's, say) come as JSON in the environment
+variable EXTERNAL_WRITER_SPARK_CONF.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
@@ -28,9 +32,14 @@ def summary(exc: Exception) -> str:
 
 def main() -> None:
     table_path, database, partition, stop_file, jar, settings = sys.argv[1:7]
+    conf = json.loads(os.environ.get("EXTERNAL_WRITER_SPARK_CONF", "{}"))
+    jars = ",".join(filter(None, [jar, conf.pop("spark.jars", "")]))
+    builder = SparkSession.builder
+    for key, value in conf.items():
+        builder = builder.config(key, value)
     spark = (
-        SparkSession.builder.master("local[1]")
-        .config("spark.jars", jar)
+        builder.master("local[1]")
+        .config("spark.jars", jars)
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
@@ -66,6 +75,11 @@ def main() -> None:
         except Exception as exc:  # the write's own failure, reported to the test
             print(json.dumps({"attempt": attempt, "ok": False, "error": summary(exc)}), flush=True)
             time.sleep(0.5)
+    rows = spark.sql(
+        f"select source, count(*), count(distinct id), min(run), max(run) "
+        f"from {database}.shared group by source order by source"
+    ).collect()
+    print(json.dumps({"rows": [list(row) for row in rows]}), flush=True)
     spark.stop()
 
 

@@ -32,7 +32,18 @@ from pathlib import Path
 import pytest
 import yaml
 
+from adlake.servers import lock_server
 from adlake.servers.catalog import free_port
+from dbt.adapters.lakehouse import concurrency, connector_jars, storage
+from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
+from tests.adapter.functional.concurrency.writers import (
+    KEEP_ALL_COMMITS,
+    MODEL,
+    ExternalWriter,
+    commits,
+    no_rollbacks,
+    overlapping,
+)
 from tests.dbt_harness import DbtProject, completed_instants, hudi_jar, read_properties
 from tests.s3_store import Store, running_store
 
@@ -199,3 +210,83 @@ def test_a_store_that_refuses_fails_the_connection_naming_the_fix(tmp_path, stor
     for words in REFUSALS[case]:
         assert words in output, output[-3000:]
     assert f"warehouse_dir: s3a://{bucket}/warehouse" in output
+
+
+def test_two_writers_of_a_table_in_a_bucket_take_turns_by_a_zookeeper_lock(tmp_path, store):
+    """dbt (`concurrency: optimistic`, `lock_provider: zookeeper`) and another
+    Spark application write one table in the bucket at once, each its own
+    partition, taking Hudi's lock in the project's ZooKeeper server
+    (adlake.servers.lock_server): both keep every commit, nothing is rolled
+    back, and the table holds each writer's last rows once."""
+    port = free_port()
+    lock_server.start(port, tmp_path / "zookeeper")
+    try:
+        nodes = lock_server.node_count(port)
+        url = f"127.0.0.1:{port}"
+        project = DbtProject(tmp_path / "project", "s3w", tmp_path / "lake")
+        profile = yaml.safe_load((project.root / "profiles.yml").read_text())
+        output = profile["lake_test"]["outputs"]["local"]
+        output.update(
+            warehouse_dir=f"s3a://{BUCKET}/warehouse",
+            spark_conf=store.spark_conf(),
+            hudi_jar=str(hudi_jar()),
+            concurrency="optimistic",
+            lock_provider="zookeeper",
+            server_side_parameters={concurrency.ZOOKEEPER_URL: url},
+        )
+        (project.root / "profiles.yml").write_text(yaml.safe_dump(profile))
+        project.model("shared", MODEL)
+        first = dbt(project, store, "run", "--vars", "{run: 1}")
+        assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+
+        table = store.data / "warehouse" / "s3w.db" / "shared"
+        settings = {
+            **WRITE_DEFAULTS,
+            **concurrency.hudi_settings(
+                concurrency.OPTIMISTIC, "zookeeper", {concurrency.ZOOKEEPER_URL: url}
+            ),
+            concurrency.ZOOKEEPER_URL: url,
+            **KEEP_ALL_COMMITS,
+        }
+        session = {
+            **storage.S3A_SESSION_DEFAULTS,
+            **{k: v for k, v in store.spark_conf().items() if "key" not in k},
+            "spark.hadoop.fs.s3a.access.key": store.access,
+            "spark.hadoop.fs.s3a.secret.key": store.secret,
+            "spark.jars": ",".join(
+                str(j) for j in connector_jars.connector_jars(f"s3a://{BUCKET}", {}, print)
+            ),
+        }
+        writer = ExternalWriter(
+            tmp_path,
+            f"s3a://{BUCKET}/warehouse/s3w.db/shared",
+            "s3w",
+            "ext",
+            settings,
+            env={**os.environ, "EXTERNAL_WRITER_SPARK_CONF": json.dumps(session)},
+        )
+        runs = 1
+        try:
+            writer.wait_for_commits(1)
+            # Until a dbt commit and the other's have been in flight together.
+            while runs < 2 or (not overlapping(table) and runs < 5):
+                runs += 1
+                run = dbt(project, store, "run", "--vars", f"{{run: {runs}}}")
+                assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        finally:
+            attempts = writer.stop()
+        # The lock went through ZooKeeper: the table's lock path is there.
+        assert lock_server.node_count(port) > nodes
+    finally:
+        lock_server.stop(tmp_path / "zookeeper")
+    assert overlapping(table), commits(table)
+    assert all(a["ok"] for a in attempts), [a for a in attempts if not a["ok"]]
+    assert no_rollbacks(table)
+    assert not list((table / ".hoodie").rglob("*lock*")), "a lock file in the bucket"
+    written = len(attempts)
+    assert [p for _, _, p in commits(table)].count("ext") == written
+    assert [p for _, _, p in commits(table)].count("dbt") == runs
+    assert writer.rows() == [
+        ("dbt", 200, 200, runs, runs),
+        ("ext", 50, 50, 1000 + written, 1000 + written),
+    ]
