@@ -6,7 +6,12 @@ landing folder, each first under a hidden name (a leading `.`, which Spark
 skips) and then renamed, so the warehouse never reads a half-written file. The
 dimension files land with batch 1. Landing a batch twice changes nothing.
 
-    python -m adlake.landing --generated DIR --landing DIR --batch N
+The landing folder may be a bucket's prefix, `s3a://bucket/prefix`: each file
+is then one PUT (an object appears whole or not at all), to the store that
+ADLAKE_S3_ENDPOINT names with the keys of ADLAKE_S3_ACCESS_KEY and
+ADLAKE_S3_SECRET_KEY (adlake.s3_client); a file already there is left alone.
+
+    python -m adlake.landing --generated DIR --landing DIR|s3a://bucket/prefix --batch N
 
 (or `adlake-land ...`).
 """
@@ -18,7 +23,14 @@ import os
 import shutil
 from pathlib import Path
 
+from adlake import s3_client
+
 FEEDS = ("account_changes", "billing_events")
+BUCKET_SCHEMES = ("s3a://", "s3://")
+
+
+class LandingError(Exception):
+    pass
 
 
 def _batch_files(generated: Path, batch: int) -> list[tuple[Path, Path]]:
@@ -35,11 +47,13 @@ def _batch_files(generated: Path, batch: int) -> list[tuple[Path, Path]]:
     return files
 
 
-def land_batch(generated: Path, landing: Path, batch: int) -> tuple[int, int]:
+def land_batch(generated: Path, landing: Path | str, batch: int) -> tuple[int, int]:
     """Land batch `batch`; returns (files landed now, lines in them)."""
     files = _batch_files(Path(generated), batch)
     if not files:
         raise FileNotFoundError(f"no generated files for batch {batch} in {generated}")
+    if str(landing).startswith(BUCKET_SCHEMES):
+        return _land_in_bucket(files, str(landing))
     landed = lines = 0
     for source, relative in files:
         target = Path(landing) / relative
@@ -55,10 +69,36 @@ def land_batch(generated: Path, landing: Path, batch: int) -> tuple[int, int]:
     return landed, lines
 
 
+def _lines(data: bytes) -> int:
+    """Lines as a reader of the file counts them (a last one may lack its LF)."""
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def _land_in_bucket(files: list[tuple[Path, Path]], uri: str) -> tuple[int, int]:
+    bucket, _, prefix = uri.split("://", 1)[1].partition("/")
+    client = s3_client.from_environment()
+    landed = lines = 0
+    for source, relative in files:
+        path = "/" + "/".join(part for part in (bucket, prefix.strip("/"), str(relative)) if part)
+        status, _ = client.request("HEAD", path)
+        if status == 200:
+            continue
+        data = source.read_bytes()
+        status, answer = client.request("PUT", path, data)
+        if status != 200:
+            raise LandingError(
+                f"the store at {client.endpoint} refused {path} ({status}): "
+                f"{answer[:300].decode(errors='replace')}"
+            )
+        landed += 1
+        lines += _lines(data)
+    return landed, lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--generated", type=Path, required=True)
-    parser.add_argument("--landing", type=Path, required=True)
+    parser.add_argument("--landing", required=True, help="a folder, or s3a://bucket/prefix")
     parser.add_argument("--batch", type=int, required=True)
     args = parser.parse_args()
     files, lines = land_batch(args.generated, args.landing, args.batch)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from adlake import s3_client
 from adlake.servers import object_store
 from adlake.servers.catalog import free_port
 
@@ -65,6 +66,14 @@ class Store:
     def run_env(self, secret: str | None = None) -> dict[str, str]:
         """The environment of a dbt run whose profile reads spark_conf()."""
         return {**os.environ, ACCESS_ENV: self.access, SECRET_ENV: secret or self.secret}
+
+    def landing_env(self) -> dict[str, str]:
+        """What a producer landing files in the bucket (adlake.landing) reads."""
+        return {
+            s3_client.ENDPOINT_ENV: self.endpoint,
+            s3_client.ACCESS_KEY_ENV: self.access,
+            s3_client.SECRET_KEY_ENV: self.secret,
+        }
 
 
 @contextmanager

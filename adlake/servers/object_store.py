@@ -24,14 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adlake import ROOT
+from adlake.s3_client import ACCESS_KEY_ENV, SECRET_KEY_ENV
 from adlake.servers import processes
 from adlake.servers.processes import LOOPBACK
 from dbt.adapters.lakehouse import hudi_bundle
 
 DEFAULT_PORT = 9000
 DEFAULT_BUCKET = "adlake"
-ACCESS_KEY_ENV = "ADLAKE_S3_ACCESS_KEY"
-SECRET_KEY_ENV = "ADLAKE_S3_SECRET_KEY"
 JARS_DIR = ROOT / ".cache" / "jars"
 SERVER_JAR = hudi_bundle.MavenJar("org.gaul", "s3proxy", "4.1.0", "jar-with-dependencies")
 # S3's rule for bucket names: 3-63 lower-case letters, digits, dots and hyphens.

@@ -83,3 +83,34 @@ def test_a_batch_that_was_not_generated_is_refused(generated, tmp_path):
     with pytest.raises(FileNotFoundError, match="batch 3"):
         land_batch(generated, tmp_path / "landing", 3)
     assert not (tmp_path / "landing").exists()
+
+
+def test_a_batch_lands_in_a_bucket_once_each_file_an_object(generated, tmp_path, monkeypatch):
+    """On the project's real S3 server: each file one PUT under the prefix,
+    readable back whole; a second landing PUTs nothing; wrong keys fail
+    naming the store."""
+    from adlake import s3_client
+    from adlake.landing import LandingError
+    from adlake.servers import object_store
+    from adlake.servers.catalog import free_port
+
+    monkeypatch.setenv(s3_client.ACCESS_KEY_ENV, "landing-access")
+    monkeypatch.setenv(s3_client.SECRET_KEY_ENV, "landing-secret")
+    port = free_port()
+    object_store.start(port, tmp_path / "s3", bucket="feeds")
+    try:
+        monkeypatch.setenv(s3_client.ENDPOINT_ENV, f"http://127.0.0.1:{port}")
+        files, lines = land_batch(generated, "s3a://feeds/in/landing", 1)
+        assert files == len(BATCH_1) and lines > 0
+        client = s3_client.from_environment()
+        for name in BATCH_1:
+            status, body = client.request("GET", f"/feeds/in/landing/{name}")
+            assert (status, body) == (200, (generated / name).read_bytes()), name
+        assert land_batch(generated, "s3a://feeds/in/landing", 1) == (0, 0)
+        assert land_batch(generated, "s3a://feeds/in/landing", 2)[0] == 3
+
+        monkeypatch.setenv(s3_client.SECRET_KEY_ENV, "not-the-secret")
+        with pytest.raises(LandingError, match=f"127.0.0.1:{port} refused"):
+            land_batch(generated, "s3a://feeds/other", 1)
+    finally:
+        object_store.stop(tmp_path / "s3")

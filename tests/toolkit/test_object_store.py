@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from adlake.s3_client import S3Client
 from adlake.servers import object_store, processes
 from adlake.servers.catalog import free_port
-from tests.toolkit.s3_client import S3Client
 
 ACCESS, SECRET = "adlake-test-access", "adlake-test-secret-0123456789"
 

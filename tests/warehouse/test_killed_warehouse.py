@@ -7,8 +7,9 @@ process group (Python and its Spark JVM, as kill -9 of a job does) at a point
 read off the lake's files, then starts the next run at once, at the batch that
 was killed. One chain of runs is killed at each named point below in turn,
 then finishes; a reference child builds the same batches without interruption,
-at the same time, in a bucket of the project's S3 server (s3a://, its
-warehouse_dir): the killed local build must end equal to it, row by row, so
+at the same time, in a bucket of the project's S3 server (s3a://: its
+warehouse_dir, and its landing folder, whose files the project lists and
+reads from the bucket): the killed local build must end equal to it, row by row, so
 a build on object storage is checked against one on the local disk by the
 same comparison. Both print a digest of every table of every layer (ref, ods,
 dwd, dws, ads) and the rows each landed file gave ODS, which the tests
@@ -105,11 +106,21 @@ def reference(crash_root, store):
         SCHEMA,
         crash_root / "generated",
         hudi_jar(),
+        # Each batch lands as objects of the bucket (files of the server's
+        # own folder), which the project lists and reads through s3a://.
+        landing=(store.data / "landing", f"s3a://{store.bucket}/landing"),
         warehouse_dir=f"s3a://{store.bucket}/warehouse",
         spark_conf=store.spark_conf(),
     )
     child = Child(
-        work, 1, BATCHES, *OPTIONS, "--test-after", "--digest", tag="reference", env=store.run_env()
+        work,
+        1,
+        BATCHES,
+        *OPTIONS,
+        "--test-after",
+        "--digest",
+        tag="reference",
+        env={**store.run_env(), **store.landing_env()},
     )
     yield child
     if child.process.poll() is None:

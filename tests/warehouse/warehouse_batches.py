@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adlake.landing import land_batch
+from adlake.landing import BUCKET_SCHEMES, land_batch
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMAS = ("ref", "ods", "dwd", "dws", "ads")
@@ -68,29 +68,43 @@ class Work:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self.lake = self.root / "lake"
-        self.landing = self.root / "landing"
         self.profiles = self.root / "profiles"
         settings = json.loads((self.root / "work.json").read_text())
         self.schema: str = settings["schema"]
         self.generated = Path(settings["generated"])
+        # Where the batches' files are, and where the project reads them: the
+        # same folder, or a bucket's prefix (the batches are PUT there) whose
+        # objects are the files of that folder (the S3 server's own).
+        self.landing = Path(settings.get("landing", self.root / "landing"))
+        self.landing_uri: str = settings.get("landing_uri", str(self.landing.resolve()))
 
     def table_dir(self, layer: str, table: str) -> Path:
         return self.lake / "warehouse" / f"{self.schema}_{layer}.db" / table
 
 
 def prepare_work(
-    root: Path, schema: str, generated: Path, hudi_jar: Path, **profile: object
+    root: Path,
+    schema: str,
+    generated: Path,
+    hudi_jar: Path,
+    landing: tuple[Path, str] | None = None,
+    **profile: object,
 ) -> Work:
     """A fresh work folder for a child on the generated data in `generated`;
-    `profile` adds fields to its profile (warehouse_dir, spark_conf)."""
+    `landing` is (the folder the batches land in, the URI the project reads
+    it at) when not <root>/landing itself; `profile` adds fields to its
+    profile (warehouse_dir, spark_conf)."""
     import yaml
 
     root = Path(root)
     (root / "profiles").mkdir(parents=True)
-    (root / "landing").mkdir()
-    (root / "work.json").write_text(
-        json.dumps({"schema": schema, "generated": str(Path(generated).resolve())})
-    )
+    settings = {"schema": schema, "generated": str(Path(generated).resolve())}
+    if landing is None:
+        (root / "landing").mkdir()
+    else:
+        landing[0].mkdir(parents=True)
+        settings.update(landing=str(landing[0].resolve()), landing_uri=landing[1])
+    (root / "work.json").write_text(json.dumps(settings))
     (root / "profiles" / "profiles.yml").write_text(
         yaml.safe_dump(
             {
@@ -155,7 +169,7 @@ def print_digest(work: Work) -> None:
     # The session dbt's adapter started; a new child session has no cached listings.
     spark = (SparkSession.getActiveSession() or SparkSession._instantiatedSession).newSession()
     landing = str(work.landing.resolve())
-    prefixes = ["file:" + landing, landing]
+    prefixes = ["file:" + landing, landing, work.landing_uri]
     for layer in SCHEMAS:
         schema = f"{work.schema}_{layer}"
         for table in sorted(_user_tables(spark, schema)):
@@ -644,7 +658,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     work = Work(args.work)
-    os.environ["ADLAKE_LANDING_DIR"] = str(work.landing.resolve())
+    os.environ["ADLAKE_LANDING_DIR"] = work.landing_uri
 
     from dbt.cli.main import dbtRunner
 
@@ -668,7 +682,9 @@ def main() -> None:
         args.vars,
     ]
     for batch in range(args.first, args.last + 1):
-        land_batch(work.generated, work.landing, batch)
+        # Into the bucket when the project reads its landing from one.
+        bucket = work.landing_uri.startswith(BUCKET_SCHEMES)
+        land_batch(work.generated, work.landing_uri if bucket else work.landing, batch)
         command = [
             "build",
             *common,

@@ -1,11 +1,13 @@
-"""A minimal S3 client for the tests: path-style requests signed with AWS
-signature version 4 (what Hadoop's s3a sends), from the standard library only,
-so that a test talks to the object store without the code it checks."""
+"""A minimal S3 client: path-style requests signed with AWS signature version 4
+(what Hadoop's s3a sends), from the standard library only. Landing files in a
+bucket (adlake.landing) uses it, and the tests talk to the object store with
+it without Hadoop's client, the code they check."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import urllib.error
 import urllib.request
 from datetime import UTC, datetime
@@ -16,6 +18,13 @@ REGION = "us-east-1"
 
 def _hmac(key: bytes, text: str) -> bytes:
     return hmac.new(key, text.encode(), hashlib.sha256).digest()
+
+
+# Where a producer's client finds the store and its keys (the S3 server's own
+# variables, adlake.servers.object_store).
+ENDPOINT_ENV = "ADLAKE_S3_ENDPOINT"
+ACCESS_KEY_ENV = "ADLAKE_S3_ACCESS_KEY"
+SECRET_KEY_ENV = "ADLAKE_S3_SECRET_KEY"
 
 
 class S3Client:
@@ -66,3 +75,18 @@ class S3Client:
                 return response.status, response.read()
         except urllib.error.HTTPError as error:
             return error.code, error.read()
+
+
+def from_environment() -> S3Client:
+    """A client of the store ADLAKE_S3_ENDPOINT names, with the keys of
+    ADLAKE_S3_ACCESS_KEY and ADLAKE_S3_SECRET_KEY."""
+    values = {
+        name: os.environ.get(name, "") for name in (ENDPOINT_ENV, ACCESS_KEY_ENV, SECRET_KEY_ENV)
+    }
+    missing = [name for name, value in values.items() if not value]
+    if missing:
+        raise ValueError(
+            f"{' and '.join(missing)} unset: landing in a bucket needs the store's endpoint "
+            "(http://host:port) and its access and secret keys"
+        )
+    return S3Client(values[ENDPOINT_ENV], values[ACCESS_KEY_ENV], values[SECRET_KEY_ENV])
