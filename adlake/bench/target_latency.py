@@ -1,6 +1,6 @@
 """Latency from landing to ADS on each execution target, side by side, in one run.
 
-    python -m adlake.bench.target_latency [--targets local,connect,thrift,connect-cluster,thrift-cluster]
+    python -m adlake.bench.target_latency [--targets local,local-s3,connect,thrift,connect-cluster,thrift-cluster]
                                    [--batch-events 100000] [--warmup 2] [--batches 3] [--json FILE]
 
 (or `adlake-bench-targets ...`).
@@ -15,10 +15,16 @@ equal the generator's truth. A server target's server (and the cluster) is
 started before its warm-up and stopped after its last batch, so the targets
 do not share the machine's memory or cores.
 
+`local-s3` is the embedded session with the warehouse and the landing
+folder in a bucket of the project's S3 server (adlake.servers.object_store,
+started for it on 127.0.0.1, logging every request): each batch lands as one
+PUT a file, and the requests of its build and of its compaction are counted
+by kind from the server's log (LIST, HEAD, GET, PUT, POST, DELETE).
+
 It prints each batch (latency from landing to the end of the last ADS model,
-seconds per layer) and a table: median and worst latency per target. It
-asserts no time; it exits non-zero on a failed build or a total that differs
-from the truth.
+seconds per layer, requests on S3) and a table: median and worst latency per
+target. It asserts no time; it exits non-zero on a failed build or a total
+that differs from the truth.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import shutil
 import statistics
 import tempfile
@@ -33,38 +40,95 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
+from adlake import s3_client
 from adlake.bench.soak import past_start
 from adlake.generator import generate
 from adlake.landing import land_batch
 from adlake.runner import compare_targets as runner
 from adlake.runner.continuous import batch_figures, landed_files
 from adlake.runner.warehouse import Builds, work_args
+from adlake.servers import object_store
+from adlake.servers.catalog import free_port
 
 BATCH_MINUTES = 480  # the generator's default window for a batch
+S3_TARGET = "local-s3"
+TARGETS = (*runner.TARGETS, S3_TARGET)
+BUCKET = "bench"
+
+
+class Bucket:
+    """The S3 server of the local-s3 target, its keys in this process's
+    environment (the profile reads them with env_var; landing, too)."""
+
+    def __init__(self, stack: ExitStack, folder: Path) -> None:
+        for name in (s3_client.ACCESS_KEY_ENV, s3_client.SECRET_KEY_ENV):
+            os.environ.setdefault(name, secrets.token_hex(12))
+        self.port = free_port()
+        self.folder = folder
+        shutil.rmtree(folder, ignore_errors=True)
+        object_store.start(self.port, folder, BUCKET, log_requests=True)
+        stack.callback(object_store.stop, folder)
+        os.environ[s3_client.ENDPOINT_ENV] = f"http://127.0.0.1:{self.port}"
+        self.log = folder / "logs" / "s3proxy.log"
+        self.offset = 0
+
+    def profile(self) -> dict:
+        def env(name: str) -> str:
+            return "{{ env_var('" + name + "') }}"
+
+        return {
+            "warehouse_dir": f"s3a://{BUCKET}/warehouse",
+            "spark_conf": {
+                "spark.hadoop.fs.s3a.access.key": env(s3_client.ACCESS_KEY_ENV),
+                "spark.hadoop.fs.s3a.secret.key": env(s3_client.SECRET_KEY_ENV),
+                "spark.hadoop.fs.s3a.endpoint": f"http://127.0.0.1:{self.port}",
+                "spark.hadoop.fs.s3a.path.style.access": "true",
+                "spark.hadoop.fs.s3a.connection.ssl.enabled": "false",
+            },
+        }
+
+    def landing(self) -> tuple[Path, str]:
+        """The folder whose files are the landing objects, and its URI."""
+        return self.folder / "data" / BUCKET / "landing", f"s3a://{BUCKET}/landing"
+
+    def requests(self) -> dict[str, int]:
+        """The requests since the last call, by kind."""
+        counts, self.offset = object_store.request_counts(self.log, self.offset)
+        return dict(sorted(counts.items()))
 
 
 def measure_target(
     target: str, work: Path, generated: Path, truth: list[dict], warmup: int, batches: int
 ) -> dict:
-    method = runner.method_of(target)
+    method = "session" if target == S3_TARGET else runner.method_of(target)
     folder = work / target
     shutil.rmtree(folder, ignore_errors=True)
     with ExitStack() as stack:
         servers = runner.Servers(stack, work / f"{target}-servers", None)
         port = None if method == "session" else servers.port(target)
         schema = "adlake"
-        runner.write_profile(folder / "profiles", runner.profile(target, folder, schema, port))
-        landing = folder / "landing"
-        os.environ["ADLAKE_LANDING_DIR"] = str(landing)
+        output = runner.profile("local" if target == S3_TARGET else target, folder, schema, port)
+        bucket = Bucket(stack, work / "s3") if target == S3_TARGET else None
+        landing: Path = folder / "landing"
+        land_at = str(landing)
+        if bucket is not None:
+            output |= bucket.profile()
+            landing, land_at = bucket.landing()
+        runner.write_profile(folder / "profiles", output)
+        os.environ["ADLAKE_LANDING_DIR"] = land_at
         builds = Builds(work_args(folder), compact_between_builds=True)
         query = runner.query_function(method, port)
         measured = []
         for batch in range(1, warmup + batches + 1):
             known = landed_files(landing)
-            land_batch(generated, landing, batch)
+            land_batch(generated, land_at, batch)
             new = {k: v for k, v in landed_files(landing).items() if k not in known}
+            if bucket is not None:
+                bucket.requests()  # the landing's own PUTs are the producer's
             result = builds.build("changed")
             figures = batch_figures([result], new, None, {})
+            if bucket is not None:
+                figures["requests"] = bucket.requests()
             found = runner.totals(query, schema)
             if found != {k: truth[batch - 1][k] for k in found}:
                 raise runner.TargetFailed(
@@ -73,15 +137,27 @@ def measure_target(
             compaction = builds.compact_scheduled()
             label = "warm-up" if batch <= warmup else "measured"
             layers = ", ".join(f"{k} {v:.1f}" for k, v in sorted(figures["seconds"].items()))
+            on_s3 = ""
+            if bucket is not None:
+                figures["compaction_requests"] = bucket.requests()
+                on_s3 = (
+                    f"; S3 requests: build {figures['requests']}, "
+                    f"compaction {figures['compaction_requests']}"
+                )
             print(
                 f"{target}: batch {batch} ({label}): landing to ADS {figures['landing_to_ads']:.1f} s "
-                f"({layers}); totals equal the truth; then compaction {compaction:.1f} s",
+                f"({layers}); totals equal the truth; then compaction {compaction:.1f} s{on_s3}",
                 flush=True,
             )
             if batch > warmup:
                 measured.append(figures)
     latencies = [f["landing_to_ads"] for f in measured]
+    requests = {
+        kind: statistics.median(f["requests"].get(kind, 0) for f in measured)
+        for kind in sorted({k for f in measured for k in f.get("requests", {})})
+    }
     return {
+        "median_requests_per_build": requests,
         "median_s": statistics.median(latencies),
         "worst_s": max(latencies),
         "latencies_s": latencies,
@@ -103,8 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     chosen = [t.strip() for t in args.targets.split(",") if t.strip()]
-    if not chosen or set(chosen) - set(runner.TARGETS):
-        parser.error(f"choose targets from {', '.join(runner.TARGETS)}")
+    if not chosen or set(chosen) - set(TARGETS):
+        parser.error(f"choose targets from {', '.join(TARGETS)}")
     work = (args.work or Path(tempfile.mkdtemp(prefix="adlake-bench-targets-"))).resolve()
     total = args.warmup + args.batches
     started = time.perf_counter()
@@ -133,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     for target, figures in results.items():
         layers = ", ".join(f"{k} {v:.1f}" for k, v in figures["median_by_layer_s"].items())
         print(f"{target:<16} {figures['median_s']:>8.1f} {figures['worst_s']:>7.1f}  {layers}")
+        if figures["median_requests_per_build"]:
+            print(f"{'':<16} S3 requests a build (median): {figures['median_requests_per_build']}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

@@ -20,8 +20,10 @@ import json
 import os
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from adlake import ROOT
 from adlake.s3_client import ACCESS_KEY_ENV, SECRET_KEY_ENV
@@ -116,8 +118,11 @@ def start(
     directory: Path | None = None,
     bucket: str = DEFAULT_BUCKET,
     timeout: float = 60,
+    log_requests: bool = False,
 ) -> int:
-    """Start the server with `bucket` in it; returns its process id once it answers."""
+    """Start the server with `bucket` in it; returns its process id once it
+    answers. `log_requests`: one line per request in its log (s3proxy's
+    debug level), for request_counts()."""
     files = Files((directory or default_dir()).resolve())
     if not BUCKET_NAME.match(bucket):
         raise ObjectStoreError(
@@ -136,7 +141,8 @@ def start(
     (files.data / bucket).mkdir(parents=True, exist_ok=True)
     processes.write_private(files.properties, _properties(files, port, access, secret))
     cmd = [processes.java(), "-jar", str(jar), "--properties", str(files.properties)]
-    process = processes.spawn(cmd, dict(os.environ), files.log, cwd=files.root)
+    env = dict(os.environ, LOG_LEVEL="debug") if log_requests else dict(os.environ)
+    process = processes.spawn(cmd, env, files.log, cwd=files.root)
     files.pid.write_text(str(process.pid))
     state = {"pid": process.pid, "endpoint": f"http://{LOOPBACK}:{port}", "bucket": bucket}
     files.state.write_text(json.dumps(state, indent=2) + "\n")
@@ -146,6 +152,32 @@ def start(
         stop(files.root)
         raise ObjectStoreError(f"the S3 server {exc}") from exc
     return process.pid
+
+
+# s3proxy's debug line for a request: "request: ...{METHOD@id URL HTTP/1.1}".
+REQUEST_LINE = re.compile(r"request: .*\{(GET|PUT|HEAD|POST|DELETE)@\w+ (\S+) HTTP/")
+
+
+def request_counts(log: Path, offset: int = 0) -> tuple[Counter[str], int]:
+    """The requests a server started with log_requests logged after byte
+    `offset` of its log, by kind (LIST: a GET of a bucket; PUT includes
+    copies, which Hadoop's rename makes; POST: multi-object deletes and
+    multipart uploads), and the log's end, the next call's offset."""
+    counts: Counter[str] = Counter()
+    with open(log, "rb") as handle:
+        handle.seek(offset)
+        text = handle.read()
+    for line in text.decode(errors="replace").splitlines():
+        match = REQUEST_LINE.search(line)
+        if match is None:
+            continue
+        method, url = match.groups()
+        parts = urlsplit(url)
+        path, query = parts.path, parts.query
+        key = path.strip("/").partition("/")[2]
+        listing = method == "GET" and (not key or "list-type" in query)
+        counts["LIST" if listing else method] += 1
+    return counts, offset + len(text)
 
 
 def stop(directory: Path | None = None, timeout: float = 30) -> None:

@@ -80,3 +80,23 @@ def test_refuses_to_start_without_keys_or_on_a_busy_port(tmp_path, monkeypatch, 
         object_store.stop(tmp_path / "c")
     assert not processes.alive(pid)
     assert os.environ[object_store.ACCESS_KEY_ENV] == ACCESS
+
+
+def test_counts_the_requests_it_logged_by_kind(tmp_path, keys):
+    port = free_port()
+    folder = tmp_path / "s3"
+    object_store.start(port, folder, bucket="counted", log_requests=True)
+    try:
+        client = S3Client(f"http://127.0.0.1:{port}", ACCESS, SECRET)
+        _, offset = object_store.request_counts(folder / "logs" / "s3proxy.log")
+        for name in ("a", "b"):
+            assert client.request("PUT", f"/counted/t/{name}", b"x")[0] == 200
+        assert client.request("HEAD", "/counted/t/a")[0] == 200
+        assert client.request("GET", "/counted/t/b")[0] == 200
+        assert client.request("GET", "/counted")[0] == 200
+        assert client.request("DELETE", "/counted/t/a")[0] == 204
+        counts, end = object_store.request_counts(folder / "logs" / "s3proxy.log", offset)
+        assert counts == {"PUT": 2, "HEAD": 1, "GET": 1, "LIST": 1, "DELETE": 1}
+        assert object_store.request_counts(folder / "logs" / "s3proxy.log", end)[0] == {}
+    finally:
+        object_store.stop(folder)
