@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from datetime import UTC, datetime
 from urllib.parse import quote
+from xml.etree import ElementTree
 
 REGION = "us-east-1"
 
@@ -31,8 +32,15 @@ class S3Client:
     def __init__(self, endpoint: str, access: str, secret: str) -> None:
         self.endpoint, self.access, self.secret = endpoint.rstrip("/"), access, secret
 
-    def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
-        """(HTTP status, body) of one request on `path` (/bucket[/key])."""
+    def request(
+        self, method: str, path: str, body: bytes = b"", query: dict[str, str] | None = None
+    ) -> tuple[int, bytes]:
+        """(HTTP status, body) of one request on `path` (/bucket[/key]) with
+        the parameters `query`."""
+        params = "&".join(
+            f"{quote(k, safe='-_.~')}={quote(v, safe='-_.~')}"
+            for k, v in sorted((query or {}).items())
+        )
         host = self.endpoint.split("://", 1)[1]
         now = datetime.now(UTC)
         stamp, day = now.strftime("%Y%m%dT%H%M%SZ"), now.strftime("%Y%m%d")
@@ -43,7 +51,7 @@ class S3Client:
             [
                 method,
                 quote(path, safe="/~"),
-                "",
+                params,
                 "".join(f"{name}:{headers[name]}\n" for name in sorted(headers)),
                 signed,
                 payload,
@@ -62,7 +70,7 @@ class S3Client:
             f"SignedHeaders={signed}, Signature={signature}"
         )
         request = urllib.request.Request(
-            self.endpoint + quote(path, safe="/~"),
+            self.endpoint + quote(path, safe="/~") + (f"?{params}" if params else ""),
             data=body if method in ("PUT", "POST") else None,
             method=method,
             # Not urllib's default form type, which the server would parse as
@@ -75,6 +83,34 @@ class S3Client:
                 return response.status, response.read()
         except urllib.error.HTTPError as error:
             return error.code, error.read()
+
+    def list_objects(
+        self, bucket: str, prefix: str, page: int = 1000
+    ) -> dict[str, tuple[int, int]]:
+        """key -> (size, last modified in ns since the epoch) of every object
+        under `prefix` (ListObjectsV2, `page` keys a request)."""
+        found: dict[str, tuple[int, int]] = {}
+        token = None
+        while True:
+            query = {"list-type": "2", "prefix": prefix, "max-keys": str(page)}
+            if token:
+                query["continuation-token"] = token
+            status, body = self.request("GET", f"/{bucket}", query=query)
+            if status != 200:
+                raise OSError(
+                    f"listing s3://{bucket}/{prefix} at {self.endpoint}: {status} "
+                    f"{body[:300].decode(errors='replace')}"
+                )
+            root = ElementTree.fromstring(body)
+            space = root.tag.partition("}")[0] + "}" if root.tag.startswith("{") else ""
+            for item in root.iter(f"{space}Contents"):
+                key = item.findtext(f"{space}Key", "")
+                modified = datetime.fromisoformat(item.findtext(f"{space}LastModified", ""))
+                size = int(item.findtext(f"{space}Size", "0"))
+                found[key] = (size, int(modified.timestamp() * 1e9))
+            token = root.findtext(f"{space}NextContinuationToken")
+            if root.findtext(f"{space}IsTruncated") != "true" or not token:
+                return found
 
 
 def from_environment() -> S3Client:

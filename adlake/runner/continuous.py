@@ -11,7 +11,10 @@ A batch is whatever landed since the last build: the watcher waits until no
 new file has appeared for --settle seconds (a producer landing several files
 at once gets one build), then builds it. Files must land whole, by
 a rename, as adlake.landing does: a name starting with `.` is still being
-written and is ignored (Spark skips such files too).
+written and is ignored (Spark skips such files too). ADLAKE_LANDING_DIR may
+name a bucket's prefix (s3a://bucket/prefix), where each object lands whole;
+the watcher then lists it through the store that ADLAKE_S3_ENDPOINT names,
+with the keys of ADLAKE_S3_ACCESS_KEY and ADLAKE_S3_SECRET_KEY.
 
 A batch's models run first (a `dbt build` without data tests: seeds, models),
 and the data tests after them: a `dbt test` of what the models of the batches
@@ -71,7 +74,8 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
-from adlake import ROOT
+from adlake import ROOT, s3_client
+from adlake.landing import BUCKET_SCHEMES
 from adlake.runner.readers import profile_target, reader_session
 from adlake.runner.warehouse import (
     SCHEMA,
@@ -85,8 +89,13 @@ from adlake.runner.warehouse import (
 Snapshot = dict[str, tuple[int, int]]  # relative path -> (size, mtime in ns)
 
 
-def landed_files(landing: Path) -> Snapshot:
-    """Every file landed whole under `landing` (none still hidden)."""
+def landed_files(landing: Path | str) -> Snapshot:
+    """Every file landed whole under `landing` (none still hidden): a folder,
+    or a bucket's prefix (s3a://bucket/prefix, listed through the store that
+    ADLAKE_S3_ENDPOINT names: adlake.landing)."""
+    if str(landing).startswith(BUCKET_SCHEMES):
+        return landed_objects(str(landing))
+    landing = Path(landing)
     if not landing.is_dir():
         return {}
     found = {}
@@ -95,6 +104,18 @@ def landed_files(landing: Path) -> Snapshot:
         if path.is_file() and not any(part.startswith(".") for part in relative.parts):
             stat = path.stat()
             found[str(relative)] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+def landed_objects(uri: str) -> Snapshot:
+    """landed_files of a bucket's prefix: each object's size and time."""
+    bucket, _, prefix = uri.split("://", 1)[1].partition("/")
+    prefix = prefix.strip("/") + "/" if prefix.strip("/") else ""
+    found = {}
+    for key, (size, modified) in s3_client.from_environment().list_objects(bucket, prefix).items():
+        relative = key[len(prefix) :]
+        if not any(part.startswith(".") for part in relative.split("/")):
+            found[relative] = (size, modified)
     return found
 
 
@@ -460,7 +481,7 @@ class Checks:
 
 
 def watch(
-    landing: Path,
+    landing: Path | str,
     state: State,
     builds: Builds,
     schema: str = SCHEMA,
@@ -594,7 +615,10 @@ def main() -> None:
 
     os.chdir(ROOT)  # the lake (.lake/) lives in the project folder
     lake = ROOT / os.environ.get("ADLAKE_LAKE_DIR", ".lake")
-    landing = Path(os.environ.setdefault("ADLAKE_LANDING_DIR", str(lake / "landing")))
+    # A folder, or a bucket's prefix (s3a://...: listed through ADLAKE_S3_ENDPOINT).
+    landing: Path | str = os.environ.setdefault("ADLAKE_LANDING_DIR", str(lake / "landing"))
+    if not landing.startswith(BUCKET_SCHEMES):
+        landing = Path(landing)
     lake.mkdir(parents=True, exist_ok=True)
     stop = StopRequest()
     signal.signal(signal.SIGINT, stop)

@@ -3,6 +3,7 @@ landing it again changes nothing. No Spark."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,7 @@ def test_a_batch_lands_in_a_bucket_once_each_file_an_object(generated, tmp_path,
     naming the store."""
     from adlake import s3_client
     from adlake.landing import LandingError
+    from adlake.runner.continuous import landed_files
     from adlake.servers import object_store
     from adlake.servers.catalog import free_port
 
@@ -107,7 +109,21 @@ def test_a_batch_lands_in_a_bucket_once_each_file_an_object(generated, tmp_path,
             status, body = client.request("GET", f"/feeds/in/landing/{name}")
             assert (status, body) == (200, (generated / name).read_bytes()), name
         assert land_batch(generated, "s3a://feeds/in/landing", 1) == (0, 0)
+
+        # What continuous mode's watcher sees: every object under the prefix
+        # with its size and time; a hidden one (being written) is left out.
+        client.request("PUT", "/feeds/in/landing/billing_events/.part-9.jsonl.landing", b"{")
+        seen = landed_files("s3a://feeds/in/landing")
+        assert {name: size for name, (size, _) in seen.items()} == {
+            name: (generated / name).stat().st_size for name in BATCH_1
+        }
+        assert all(abs(ns / 1e9 - time.time()) < 600 for _, ns in seen.values())
         assert land_batch(generated, "s3a://feeds/in/landing", 2)[0] == 3
+        assert len(landed_files("s3a://feeds/in/landing/")) == len(BATCH_1) + 3
+        # Listed two keys a request, the pages are followed to the end.
+        paged = client.list_objects("feeds", "in/landing/", page=2)
+        assert paged == client.list_objects("feeds", "in/landing/")
+        assert len(paged) == len(BATCH_1) + 4
 
         monkeypatch.setenv(s3_client.SECRET_KEY_ENV, "not-the-secret")
         with pytest.raises(LandingError, match=f"127.0.0.1:{port} refused"):
