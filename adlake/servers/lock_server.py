@@ -23,7 +23,6 @@ import re
 import socket
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pyspark
@@ -43,25 +42,13 @@ class LockServerError(Exception):
     pass
 
 
-@dataclass(frozen=True)
-class Files:
-    root: Path
+class Files(processes.ServerFiles):
+    def __init__(self, root: Path) -> None:
+        super().__init__(root, "zookeeper")
 
     @property
     def config(self) -> Path:
         return self.root / "zoo.cfg"
-
-    @property
-    def pid(self) -> Path:
-        return self.root / "zookeeper.pid"
-
-    @property
-    def state(self) -> Path:
-        return self.root / "zookeeper.json"
-
-    @property
-    def log(self) -> Path:
-        return self.root / "logs" / "zookeeper.log"
 
 
 def default_dir() -> Path:
@@ -132,23 +119,14 @@ def _answer(port: int, command: str) -> str:
 
 def stop(directory: Path | None = None, timeout: float = 30) -> None:
     files = Files((directory or default_dir()).resolve())
-    if not files.pid.exists():
-        return
-    pid = int(files.pid.read_text())
-    files.pid.unlink()
-    processes.end(pid, timeout)
+    processes.end_recorded(files.pid, timeout)
 
 
 def status(directory: Path | None = None) -> dict | None:
     """What the server in `directory` serves and whether it is alive; None
     when none was started there."""
     files = Files((directory or default_dir()).resolve())
-    if not files.state.exists() or not files.pid.exists():
-        return None
-    state = json.loads(files.state.read_text())
-    state["alive"] = processes.alive(int(files.pid.read_text()))
-    state["log"] = str(files.log)
-    return dict(state)
+    return processes.recorded_state(files.state, files.pid, files.log)
 
 
 def ask(port: int, command: str, host: str = LOOPBACK) -> str:

@@ -21,7 +21,6 @@ import os
 import re
 import sys
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -43,9 +42,9 @@ class ObjectStoreError(Exception):
     pass
 
 
-@dataclass(frozen=True)
-class Files:
-    root: Path
+class Files(processes.ServerFiles):
+    def __init__(self, root: Path) -> None:
+        super().__init__(root, "s3proxy")
 
     @property
     def data(self) -> Path:
@@ -54,18 +53,6 @@ class Files:
     @property
     def properties(self) -> Path:
         return self.root / "s3proxy.properties"
-
-    @property
-    def pid(self) -> Path:
-        return self.root / "s3proxy.pid"
-
-    @property
-    def state(self) -> Path:
-        return self.root / "s3proxy.json"
-
-    @property
-    def log(self) -> Path:
-        return self.root / "logs" / "s3proxy.log"
 
 
 def default_dir() -> Path:
@@ -182,24 +169,17 @@ def request_counts(log: Path, offset: int = 0) -> tuple[Counter[str], int]:
 
 def stop(directory: Path | None = None, timeout: float = 30) -> None:
     files = Files((directory or default_dir()).resolve())
-    if not files.pid.exists():
-        return
-    pid = int(files.pid.read_text())
-    files.pid.unlink()
-    processes.end(pid, timeout)
+    processes.end_recorded(files.pid, timeout)
 
 
 def status(directory: Path | None = None) -> dict | None:
     """What the server in `directory` serves and whether it is alive; None
     when none was started there."""
     files = Files((directory or default_dir()).resolve())
-    if not files.state.exists() or not files.pid.exists():
-        return None
-    state = json.loads(files.state.read_text())
-    state["alive"] = processes.alive(int(files.pid.read_text()))
-    state["log"] = str(files.log)
-    state["data"] = str(files.data)
-    return dict(state)
+    state = processes.recorded_state(files.state, files.pid, files.log)
+    if state is not None:
+        state["data"] = str(files.data)
+    return state
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,11 +9,13 @@ in one shell, `stop` in the next) is stopped by its id alone.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
@@ -64,6 +66,27 @@ def end(pid: int, timeout: float) -> None:
         child.wait()
 
 
+@dataclass(frozen=True)
+class ServerFiles:
+    """A server's folder: <name>.pid, <name>.json (what it serves) and
+    logs/<name>.log."""
+
+    root: Path
+    name: str
+
+    @property
+    def pid(self) -> Path:
+        return self.root / f"{self.name}.pid"
+
+    @property
+    def state(self) -> Path:
+        return self.root / f"{self.name}.json"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "logs" / f"{self.name}.log"
+
+
 class NotListening(Exception):
     """A server started here exited, or did not listen in time."""
 
@@ -87,6 +110,26 @@ def java() -> str:
     """The java of JAVA_HOME, else the one on the PATH."""
     home = os.environ.get("JAVA_HOME")
     return str(Path(home) / "bin" / "java") if home else "java"
+
+
+def end_recorded(pid_file: Path, timeout: float) -> None:
+    """Stop the process whose id `pid_file` holds (see end), and forget it."""
+    if not pid_file.exists():
+        return
+    pid = int(pid_file.read_text())
+    pid_file.unlink()
+    end(pid, timeout)
+
+
+def recorded_state(state_file: Path, pid_file: Path, log: Path) -> dict | None:
+    """A server's state file, with whether its process is alive and where its
+    log is; None when none was started (or it was stopped)."""
+    if not state_file.exists() or not pid_file.exists():
+        return None
+    state = json.loads(state_file.read_text())
+    state["alive"] = alive(int(pid_file.read_text()))
+    state["log"] = str(log)
+    return dict(state)
 
 
 def port_open(port: int, host: str = LOOPBACK) -> bool:

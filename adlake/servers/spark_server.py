@@ -253,30 +253,17 @@ def _token(kind: str, token_env: str | None, bind: str) -> str | None:
     return token
 
 
-def _terminate(pid_file: Path, timeout: float) -> None:
-    if not pid_file.exists():
-        return
-    pid = int(pid_file.read_text())
-    pid_file.unlink()
-    processes.end(pid, timeout)
-
-
 def stop(kind: str, directory: Path, timeout: float = 30) -> None:
     files = Files(directory.resolve(), kind)
-    _terminate(files.front_pid, timeout)
-    _terminate(files.pid, timeout)
+    processes.end_recorded(files.front_pid, timeout)
+    processes.end_recorded(files.pid, timeout)
 
 
 def status(kind: str, directory: Path) -> dict | None:
     """What the server in `directory` serves, and whether it is alive; None
     when none was started there."""
     files = Files(directory.resolve(), kind)
-    if not files.state.exists() or not files.pid.exists():
-        return None
-    state = json.loads(files.state.read_text())
-    state["alive"] = processes.alive(int(files.pid.read_text()))
-    state["log"] = str(files.log)
-    return dict(state)
+    return processes.recorded_state(files.state, files.pid, files.log)
 
 
 def main(argv: list[str] | None = None) -> int:
