@@ -87,10 +87,6 @@ class Bucket:
             },
         }
 
-    def landing(self) -> tuple[Path, str]:
-        """The folder whose files are the landing objects, and its URI."""
-        return self.folder / "data" / BUCKET / "landing", f"s3a://{BUCKET}/landing"
-
     def requests(self) -> dict[str, int]:
         """The requests since the last call, by kind."""
         counts, self.offset = object_store.request_counts(self.log, self.offset)
@@ -109,22 +105,21 @@ def measure_target(
         schema = "adlake"
         output = runner.profile("local" if target == S3_TARGET else target, folder, schema, port)
         bucket = Bucket(stack, work / "s3") if target == S3_TARGET else None
-        landing: Path = folder / "landing"
-        land_at = str(landing)
+        landing = str(folder / "landing")
         if bucket is not None:
             output |= bucket.profile()
-            landing, land_at = bucket.landing()
+            landing = f"s3a://{BUCKET}/landing"
         runner.write_profile(folder / "profiles", output)
-        os.environ["ADLAKE_LANDING_DIR"] = land_at
+        os.environ["ADLAKE_LANDING_DIR"] = landing
         builds = Builds(work_args(folder), compact_between_builds=True)
         query = runner.query_function(method, port)
         measured = []
         for batch in range(1, warmup + batches + 1):
             known = landed_files(landing)
-            land_batch(generated, land_at, batch)
+            land_batch(generated, landing, batch)
             new = {k: v for k, v in landed_files(landing).items() if k not in known}
             if bucket is not None:
-                bucket.requests()  # the landing's own PUTs are the producer's
+                bucket.requests()  # the landing's PUTs and listings are not the build's
             result = builds.build("changed")
             figures = batch_figures([result], new, None, {})
             if bucket is not None:
