@@ -23,8 +23,8 @@ The lock provider decides who can see the lock:
   by `hoodie.write.lock.zookeeper.url` in `server_side_parameters`: the
   provider for writers that share a table on object storage, where a lock file
   is not a lock (docs/object-storage.md);
-- any other value: the class name of a Hudi lock provider (ZooKeeper, Hive
-  metastore, DynamoDB, ...), whose own `hoodie.write.lock.*` settings go into
+- any other value: the class name of a Hudi lock provider (Hive metastore,
+  DynamoDB, ...), whose own `hoodie.write.lock.*` settings go into
   `server_side_parameters`.
 
 The settings are session settings of every connection; a `hoodie.*` key set in
@@ -75,6 +75,12 @@ def resolve_mode(configured: str | None, shared_catalog: bool) -> str:
     return mode
 
 
+def provider_class(lock_provider: str) -> str:
+    """The Hudi class a lock_provider names (a short name, or a class name)."""
+    name = str(lock_provider).strip()
+    return LOCK_PROVIDERS.get(name.lower(), name)
+
+
 def hudi_settings(
     mode: str, lock_provider: str, parameters: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -82,8 +88,7 @@ def hudi_settings(
     `parameters` are the profile's own server_side_parameters."""
     if mode != OPTIMISTIC:
         return {}
-    name = str(lock_provider).strip()
-    provider = LOCK_PROVIDERS.get(name.lower(), name)
+    provider = provider_class(lock_provider)
     if "." not in provider:
         raise ConcurrencyConfigError(
             f"Profile setting lock_provider: {lock_provider!r} is neither one of "
@@ -111,10 +116,9 @@ def check_lock_storage(mode: str, lock_provider: str, warehouse: str | None) -> 
     """Refuse a lock file on s3a://: Hadoop 3.3's S3 client creates a file
     "only if absent" as a check and then a write, so two writers can both
     take it."""
-    provider = LOCK_PROVIDERS.get(str(lock_provider).strip().lower(), lock_provider)
     if (
         mode == OPTIMISTIC
-        and provider == LOCK_PROVIDERS["filesystem"]
+        and provider_class(lock_provider) == LOCK_PROVIDERS["filesystem"]
         and str(warehouse or "").startswith("s3a://")
     ):
         raise ConcurrencyConfigError(
