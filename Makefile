@@ -46,6 +46,7 @@ test: setup-tests lint
 # materializations). Needs only `make setup`; `make test` runs all of it.
 QUICK_TESTS := tests/adapter/unit tests/toolkit/test_cadence.py tests/toolkit/test_generator.py \
 	tests/toolkit/test_landing.py tests/toolkit/test_bench_report.py tests/toolkit/test_profile_batch.py \
+	tests/toolkit/test_target_latency.py \
 	tests/adapter/dbt_suite/test_basic.py::TestSimpleMaterializations
 test-quick: setup lint
 	$(BIN)/pytest $(QUICK_TESTS) -q -rfE

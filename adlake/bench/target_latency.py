@@ -1,6 +1,6 @@
 """Latency from landing to ADS on each execution target, side by side, in one run.
 
-    python -m adlake.bench.target_latency [--targets local,local-s3,connect,thrift,connect-cluster,thrift-cluster]
+    python -m adlake.bench.target_latency [--targets local,connect,thrift,connect-cluster,thrift-cluster]
                                    [--batch-events 100000] [--warmup 2] [--batches 3] [--json FILE]
 
 (or `adlake-bench-targets ...`).
@@ -15,11 +15,13 @@ equal the generator's truth. A server target's server (and the cluster) is
 started before its warm-up and stopped after its last batch, so the targets
 do not share the machine's memory or cores.
 
-`local-s3` is the embedded session with the warehouse and the landing
-folder in a bucket of the project's S3 server (adlake.servers.object_store,
-started for it on 127.0.0.1, logging every request): each batch lands as one
-PUT a file, and the requests of its build and of its compaction are counted
-by kind from the server's log (LIST, HEAD, GET, PUT, POST, DELETE).
+`--targets local-s3` is the embedded session with the warehouse and the
+landing folder in a bucket of the project's S3 server
+(adlake.servers.object_store, started for it on 127.0.0.1, logging every
+request): each batch lands as one PUT a file, and the requests of its build
+and of its compaction are counted by kind from the server's log (LIST, HEAD,
+GET, PUT, POST, DELETE). It is a command of its own, not beside `local`: both
+would run on this process's one embedded session.
 
 It prints each batch (latency from landing to the end of the last ADS model,
 seconds per layer, requests on S3) and a table: median and worst latency per
@@ -53,6 +55,7 @@ from adlake.servers.catalog import free_port
 BATCH_MINUTES = 480  # the generator's default window for a batch
 S3_TARGET = "local-s3"
 TARGETS = (*runner.TARGETS, S3_TARGET)
+EMBEDDED_TARGETS = ("local", S3_TARGET)
 BUCKET = "bench"
 
 
@@ -176,6 +179,17 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [t.strip() for t in args.targets.split(",") if t.strip()]
     if not chosen or set(chosen) - set(TARGETS):
         parser.error(f"choose targets from {', '.join(TARGETS)}")
+    # The embedded session starts once a process, with the first profile's
+    # warehouse and settings: a second embedded target would run on it, not
+    # on its own warehouse (the S3 one's s3a:// reads fail on the local
+    # session).
+    embedded = [t for t in chosen if t in EMBEDDED_TARGETS]
+    if len(embedded) > 1:
+        parser.error(
+            f"{' and '.join(embedded)} both run on this process's embedded Spark session, "
+            "which starts once, with the first one's warehouse: measure them in one command "
+            "each (--targets local, then --targets local-s3)"
+        )
     work = (args.work or Path(tempfile.mkdtemp(prefix="adlake-bench-targets-"))).resolve()
     total = args.warmup + args.batches
     started = time.perf_counter()
