@@ -33,7 +33,8 @@ lint: setup
 unit: setup
 	$(BIN)/pytest tests/adapter/unit -q
 
-# Three test processes (CI 36.7 min against 39.2 with two), each with its own JVM and lake; a file's tests stay in
+# Three test processes (faster than two on 2 cores; docs/development.md has the
+# time), each with its own JVM and lake; a file's tests stay in
 # one process (they share class- and module-level fixtures); the longest files
 # go first (tests/conftest.py, LONGEST_FIRST).
 test: setup-tests lint

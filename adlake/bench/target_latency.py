@@ -1,6 +1,6 @@
 """Latency from landing to ADS on each execution target, side by side, in one run.
 
-    python -m adlake.bench.target_latency [--targets local,connect,thrift,connect-cluster,thrift-cluster]
+    python -m adlake.bench.target_latency [--targets local,connect,thrift,connect-cluster,thrift-cluster | local-s3]
                                    [--batch-events 100000] [--warmup 2] [--batches 3] [--json FILE]
 
 (or `adlake-bench-targets ...`).
