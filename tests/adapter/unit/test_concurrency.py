@@ -4,6 +4,7 @@ import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import concurrency
+from dbt.adapters.lakehouse.connections import explain_concurrent_failure
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials
 
 POSTGRES = {
@@ -122,3 +123,41 @@ def test_a_lock_file_is_refused_on_s3_only():
         )
     # One writer at a time takes no lock at all: S3 is fine.
     assert credentials(warehouse_dir="s3a://bucket/lake").concurrency == "single_writer"
+
+
+# How Hudi 1.2 fails a statement whose clean met another writer's (the
+# second, on a local disk, as Hadoop's local file system words it).
+CLEAN_MET_ANOTHER = (
+    "org.apache.hudi.exception.HoodieIOException: Failed to create file "
+    "s3a://lake-test/warehouse/s3w.db/shared/.hoodie/timeline/20261129075814913.clean.inflight\n"
+    "Caused by: org.apache.hadoop.fs.FileAlreadyExistsException: "
+    "s3a://lake-test/warehouse/s3w.db/shared/.hoodie/timeline/20261129075814913.clean.inflight "
+    "already exists",
+    "Caused by: org.apache.hadoop.fs.FileAlreadyExistsException: File already exists: "
+    "file:/lake/s.db/t/.hoodie/timeline/20261129075814913.clean.inflight",
+)
+
+
+@pytest.mark.parametrize("message", CLEAN_MET_ANOTHER)
+def test_a_clean_that_met_another_writers_says_the_write_committed_and_who_should_clean(message):
+    said = explain_concurrent_failure(message)
+    assert "met another writer's clean" in said
+    assert "the write, if it wrote, is committed" in said
+    assert "hoodie.clean.automatic: 'false'" in said
+
+
+def test_a_write_conflict_says_nothing_changed_and_to_run_again():
+    said = explain_concurrent_failure("org.apache.hudi.exception.HoodieWriteConflictException: x")
+    assert "changed nothing: run it again" in said
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # A file that exists, but no clean's; a clean's file, but no collision.
+        "FileAlreadyExistsException: File already exists: file:/l/t/.hoodie/20261129075814913.commit",
+        "HoodieIOException: Could not read s3a://b/t/.hoodie/timeline/20261129075814913.clean.requested",
+    ],
+)
+def test_other_failures_are_left_as_they_are(message):
+    assert explain_concurrent_failure(message) is None

@@ -22,6 +22,13 @@ if TYPE_CHECKING:
 
 
 WRITE_CONFLICT = "HoodieWriteConflictException"
+# Hudi cleans a table after each commit, in every writer, and a writer's clean
+# also runs the cleans pending on the timeline: another writer's clean in
+# flight included. Two writers then both move that clean to inflight, and the
+# second fails creating the instant file the first made (HUDI-8143). The
+# write itself had committed: the clean runs after the commit. (Hadoop words
+# it "<path> already exists" on S3, "File already exists: <path>" on a disk.)
+CLEAN_INSTANT_FILE = re.compile(r"/\d+\.clean(\.inflight|\.requested)?\b")
 
 # Hudi's reader of a table's changes (the hudi_table_changes function, which
 # lake_changes() and the scoped data tests call) turns the session's
@@ -48,6 +55,30 @@ def child_session(connection: Connection) -> Any | None:
     one, or a Spark Connect session), whose configuration can be read and set
     without a statement; None on Thrift."""
     return getattr(getattr(connection.handle, "handle", None), "session", None)
+
+
+def explain_concurrent_failure(message: str) -> str | None:
+    """What happened and what to do, for a write that failed because another
+    writer of the table was at work (concurrency: optimistic); None for any
+    other failure. Hudi's messages name instants and files, not that."""
+    if WRITE_CONFLICT in message:
+        return (
+            "Another writer committed to the same files of this table while this write ran "
+            "(concurrency: optimistic). This write was rolled back and changed nothing: run it "
+            "again, and it reads what the other writer committed."
+        )
+    if "already exists" in message and CLEAN_INSTANT_FILE.search(message):
+        return (
+            "Hudi's clean of this table, which runs once a write has committed, met another "
+            "writer's clean of it (concurrency: optimistic) and failed the statement: the "
+            "write, if it wrote, is committed, and the other writer completes its clean. "
+            "Let one writer of a table clean it: "
+            "set hoodie.clean.automatic: 'false' in the others (a job's write options, another "
+            "dbt project's server_side_parameters). The models after this one did not run: "
+            "run them (running this one again writes its batch again, once with an upsert, "
+            "twice with an append)."
+        )
+    return None
 
 
 class SessionConf:
@@ -131,14 +162,10 @@ class LakehouseConnectionManager(SparkConnectionManager):
             lost = store_probe.store_lost(exc.msg)
             if lost:
                 raise DbtRuntimeError(f"{lost}\n{exc.msg.strip()[:1000]}") from exc
-            if WRITE_CONFLICT not in exc.msg:
+            explained = explain_concurrent_failure(exc.msg)
+            if explained is None:
                 raise
-            # Hudi's message names instants, not what happened or what to do.
-            raise DbtRuntimeError(
-                "Another writer committed to the same files of this table while this write ran "
-                "(concurrency: optimistic). This write was rolled back and changed nothing: run it "
-                f"again, and it reads what the other writer committed.\n{exc.msg.strip()[:1000]}"
-            ) from exc
+            raise DbtRuntimeError(f"{explained}\n{exc.msg.strip()[:1000]}") from exc
 
     def execute(
         self, sql: str, auto_begin: bool = False, fetch: bool = False, limit: int | None = None

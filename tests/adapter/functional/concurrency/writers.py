@@ -21,6 +21,10 @@ WRITER = Path(__file__).with_name("external_writer.py")
 # every one: on a busy machine the external writer commits 30 times or more
 # while dbt runs, and Hudi's default would archive the oldest past 30.
 KEEP_ALL_COMMITS = {"hoodie.keep.min.commits": "200", "hoodie.keep.max.commits": "210"}
+# The other writer leaves cleaning to dbt, as a job beside dbt should: Hudi
+# cleans after each commit in every writer, and two cleans of a table at once
+# fail one writer's statement (HUDI-8143; connections.explain_concurrent_failure).
+LEAVES_CLEANING_TO_DBT = {"hoodie.clean.automatic": "false"}
 
 # dbt writes ids 1..200 of partition `dbt`, with run = the run's number.
 _MODEL_TEMPLATE = """
@@ -83,6 +87,7 @@ class ExternalWriter:
             **WRITE_DEFAULTS,
             **concurrency.hudi_settings(concurrency.OPTIMISTIC, "filesystem"),
             **KEEP_ALL_COMMITS,
+            **LEAVES_CLEANING_TO_DBT,
         }
         return cls(
             project.root, str(project.table_dir("shared")), project.schema, partition, settings

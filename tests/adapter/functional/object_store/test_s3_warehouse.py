@@ -38,6 +38,7 @@ from dbt.adapters.lakehouse import concurrency, connector_jars, storage
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 from tests.adapter.functional.concurrency.writers import (
     KEEP_ALL_COMMITS,
+    LEAVES_CLEANING_TO_DBT,
     MODEL,
     ExternalWriter,
     commits,
@@ -247,6 +248,7 @@ def test_two_writers_of_a_table_in_a_bucket_take_turns_by_a_zookeeper_lock(tmp_p
             ),
             concurrency.ZOOKEEPER_URL: url,
             **KEEP_ALL_COMMITS,
+            **LEAVES_CLEANING_TO_DBT,
         }
         session = {
             **storage.S3A_SESSION_DEFAULTS,
