@@ -52,7 +52,6 @@ LONGEST_FIRST = [
     "tests/toolkit/test_profile_batch_run.py",  # ~190
     "tests/toolkit/test_bench_alternatives.py",  # ~150
     "tests/adapter/functional/warm_start/test_warm_start.py",  # ~110
-    "tests/warehouse/test_docs_site.py",  # ~100
     "tests/adapter/functional/docs/test_catalog.py",  # ~100
     "tests/warehouse/test_sources.py",  # ~80
 ]

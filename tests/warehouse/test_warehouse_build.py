@@ -1,9 +1,11 @@
 """The adlake warehouse, batch by batch: `dbt build` (models and every data test)
-after each landed batch, and the figures equal the generator's own truth."""
+after each landed batch, and the figures equal the generator's own truth; then
+the docs site dbt generates for it, in a browser (docs_site_checks.py)."""
 
 import json
 
 from tests.dbt_harness import read_properties, spark
+from tests.warehouse.docs_site_checks import check_docs_site
 from tests.warehouse.scan_metrics import files_read, table_scans
 
 # The data tests tagged full_builds_only: the per_batch selector leaves them out.
@@ -26,7 +28,9 @@ FULL_BUILDS_ONLY = {
 }
 
 
-def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
+def test_batches_build_the_warehouse_to_the_generators_truth_and_its_docs_site(
+    warehouse_factory,
+):
     # A day per batch: batch 3's deltas touch fewer days than the hourly
     # aggregate holds.
     house = warehouse_factory(
@@ -171,6 +175,8 @@ def test_batches_build_the_warehouse_to_the_generators_truth(warehouse_factory):
     house.rows(f"delete from {{s}}_ods.ods_ads where ad_id = {ad}")
     result = house.dbt("test", "--select", "assert_events_agree_with_their_ad", expect_ok=False)
     assert [r.failures for r in result.result.results] == [events_of_ad] and events_of_ad > 0
+
+    check_docs_site(house)
 
 
 def hourly_run_reads_only_touched_days(house):
