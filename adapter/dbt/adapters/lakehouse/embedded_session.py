@@ -150,6 +150,26 @@ def _active_session() -> Any | None:
     return session
 
 
+# The lake and warehouse the session this module started is for: a process
+# has one embedded session, and the lake lock is that lake's.
+_started_for: tuple[Path, str] | None = None
+
+
+def _check_same_lake(lake: Path, location: str) -> None:
+    """Refuse a profile that asks the running session for another lake or
+    warehouse: its tables would go to the first one's, silently."""
+    if _started_for is None or _started_for == (lake, location):
+        return
+    started_lake, started_location = _started_for
+    raise DbtRuntimeError(
+        f"This profile's embedded Spark session is for lake_dir {lake} (warehouse "
+        f"{location}), but this process started its embedded session for lake_dir "
+        f"{started_lake} (warehouse {started_location}), and a process has one. Run the "
+        "commands of each lake in a process of their own (one `dbt` command per target), "
+        "or give the profiles the same lake_dir and warehouse_dir."
+    )
+
+
 def root_session(
     lake_dir: str,
     hudi_jar: str | None,
@@ -158,12 +178,17 @@ def root_session(
     lock_timeout: float = 60,
 ) -> Any:
     """The process-wide Spark session, started with Hudi on first use."""
+    global _started_for
     # Refuse a pyspark no Hudi bundle exists for here, with a readable error,
     # rather than as a class-loading stack trace from a JVM already started.
     hudi_bundle.installed_bundle()
+    lake = Path(lake_dir).resolve()
+    location = spark_conf.get("spark.sql.warehouse.dir", str(lake / "warehouse"))
     with _start_lock:
         session = _active_session()
-        if session is None:
+        if session is not None:
+            _check_same_lake(lake, location)
+        else:
             from pyspark.sql import SparkSession
 
             # Found on this machine, or downloaded once into the per-user cache;
@@ -171,7 +196,6 @@ def root_session(
             jar = hudi_bundle.resolve(hudi_jar, notify=logger.info)
             # Bind the driver to loopback: nothing here is meant for the network.
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-            lake = Path(lake_dir).resolve()
             lake.mkdir(parents=True, exist_ok=True)
             # Before the JVM: its Derby metastore admits one process per lake.
             # A shared catalog (a metastore database of its own) admits several
@@ -183,7 +207,6 @@ def root_session(
             # Hadoop's local file system without a child process per file created.
             file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
             conf.update(file_system)
-            location = spark_conf.get("spark.sql.warehouse.dir", conf["spark.sql.warehouse.dir"])
             conf.update(storage.session_defaults(location))
             conf.update(spark_conf)
             # The Hudi bundle, the warehouse's file-system connector (s3a://),
@@ -214,6 +237,7 @@ def root_session(
             except DbtRuntimeError:
                 session.stop()  # the next connection starts over, and probes again
                 raise
+            _started_for = (lake, location)
         check_hudi_enabled(session)
         return session
 
