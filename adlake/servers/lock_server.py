@@ -148,32 +148,22 @@ def node_count(port: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="A ZooKeeper server on 127.0.0.1 for Hudi's lock")
-    parser.add_argument("action", choices=["start", "stop", "status"])
-    parser.add_argument("--dir", type=Path, help="the server's folder (default .lake-locks)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
-    args = parser.parse_args(argv)
-    try:
-        if args.action == "start":
-            pid = start(args.port, args.dir)
-            print(
-                f"ZooKeeper on {LOOPBACK}:{args.port}, pid {pid}, "
-                f"log {Files((args.dir or default_dir()).resolve()).log}"
-            )
-        elif args.action == "stop":
-            stop(args.dir)
-        else:
-            state = status(args.dir)
-            print(
-                json.dumps(state, indent=2)
-                if state
-                else f"no ZooKeeper server in {args.dir or default_dir()}"
-            )
-            return 0 if state and state["alive"] else 3
-    except LockServerError as exc:
-        print(f"lock_server: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    def started(args: argparse.Namespace) -> str:
+        pid = start(args.port, args.dir)
+        log = Files((args.dir or default_dir()).resolve()).log
+        return f"ZooKeeper on {LOOPBACK}:{args.port}, pid {pid}, log {log}"
+
+    return processes.server_command(
+        argv,
+        tool="lock_server",
+        description="A ZooKeeper server on 127.0.0.1 for Hudi's lock",
+        default_dir=default_dir(),
+        default_port=DEFAULT_PORT,
+        error=LockServerError,
+        start=started,
+        stop=stop,
+        status=status,
+    )
 
 
 if __name__ == "__main__":

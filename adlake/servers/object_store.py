@@ -183,33 +183,25 @@ def status(directory: Path | None = None) -> dict | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="An S3-compatible server on 127.0.0.1 (s3proxy)")
-    parser.add_argument("action", choices=["start", "stop", "status"])
-    parser.add_argument("--dir", type=Path, help="the server's folder (default .lake-s3)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
-    parser.add_argument("--bucket", default=DEFAULT_BUCKET, help="created on start")
-    args = parser.parse_args(argv)
-    try:
-        if args.action == "start":
-            pid = start(args.port, args.dir, args.bucket)
-            print(
-                f"S3 server on http://{LOOPBACK}:{args.port}, bucket {args.bucket}, pid {pid}, "
-                f"log {Files((args.dir or default_dir()).resolve()).log}"
-            )
-        elif args.action == "stop":
-            stop(args.dir)
-        else:
-            state = status(args.dir)
-            print(
-                json.dumps(state, indent=2)
-                if state
-                else f"no S3 server in {args.dir or default_dir()}"
-            )
-            return 0 if state and state["alive"] else 3
-    except ObjectStoreError as exc:
-        print(f"object_store: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    def started(args: argparse.Namespace) -> str:
+        pid = start(args.port, args.dir, args.bucket)
+        log = Files((args.dir or default_dir()).resolve()).log
+        return f"S3 server on http://{LOOPBACK}:{args.port}, bucket {args.bucket}, pid {pid}, log {log}"
+
+    return processes.server_command(
+        argv,
+        tool="object_store",
+        description="An S3-compatible server on 127.0.0.1 (s3proxy)",
+        default_dir=default_dir(),
+        default_port=DEFAULT_PORT,
+        error=ObjectStoreError,
+        start=started,
+        stop=stop,
+        status=status,
+        options=lambda parser: parser.add_argument(
+            "--bucket", default=DEFAULT_BUCKET, help="created on start"
+        ),
+    )
 
 
 if __name__ == "__main__":

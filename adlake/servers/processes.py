@@ -9,12 +9,15 @@ in one shell, `stop` in the next) is stopped by its id alone.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,3 +148,45 @@ def write_private(path: Path, text: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
         out.write(text)
+
+
+def server_command(
+    argv: list[str] | None,
+    *,
+    tool: str,
+    description: str,
+    default_dir: Path,
+    default_port: int,
+    error: type[Exception],
+    start: Callable[[argparse.Namespace], str],
+    stop: Callable[[Path | None], None],
+    status: Callable[[Path | None], dict | None],
+    options: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> int:
+    """The `start | stop | status` command line of a server kept in a folder
+    of its own (--dir, --port, and the tool's `options`). `start` starts it
+    from the parsed arguments and returns the line saying where it serves;
+    `status` prints the recorded state and exits 3 when no server is alive;
+    the tool's `error` is printed, exit 1."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("action", choices=["start", "stop", "status"])
+    parser.add_argument("--dir", type=Path, help=f"the server's folder (default {default_dir})")
+    parser.add_argument("--port", type=int, default=default_port)
+    if options is not None:
+        options(parser)
+    args = parser.parse_args(argv)
+    try:
+        if args.action == "start":
+            print(start(args))
+        elif args.action == "stop":
+            stop(args.dir)
+        else:
+            state = status(args.dir)
+            print(
+                json.dumps(state, indent=2) if state else f"no server in {args.dir or default_dir}"
+            )
+            return 0 if state and state["alive"] else 3
+    except error as exc:
+        print(f"{tool}: {exc}", file=sys.stderr)
+        return 1
+    return 0
