@@ -24,6 +24,7 @@ from dbt.adapters.lakehouse import (
     hudi_bundle,
     lake_lock,
     local_fs,
+    spark_local_dir,
     storage,
     store_probe,
 )
@@ -208,6 +209,9 @@ def root_session(
             file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
             conf.update(file_system)
             conf.update(storage.session_defaults(location))
+            if "spark.local.dir" not in spark_conf:
+                # Not /tmp, where a killed run's copies of the jars stayed.
+                conf["spark.local.dir"] = str(spark_local_dir.session_local_dir(lake))
             conf.update(spark_conf)
             # The Hudi bundle, the warehouse's file-system connector (s3a://),
             # then the profile's own jars.

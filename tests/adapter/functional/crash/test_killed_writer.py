@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -120,6 +121,10 @@ def test_run_killed_while_staging_its_batch_does_not_wedge_the_next(own_lake_pro
     run = ChildRun(project, 1, 1, "--var", "pause_ms=150")
     run.kill_when(lambda: scratch.is_dir())
     assert scratch.is_dir()  # what wedged the lake: a folder with no table
+    # The killed run's Spark scratch (its copy of the Hudi bundle) is in the
+    # lake, not in /tmp: the next run on the lake removes it.
+    spark_scratch = project.lake_dir / ".spark-local" / f"{socket.gethostname()}-{run.process.pid}"
+    assert list(spark_scratch.glob("spark-*/userFiles-*/*.jar")), spark_scratch
 
     # The scratch folder is emptied after each write: no batch stays on disk.
     rerun = ChildRun(
@@ -128,6 +133,7 @@ def test_run_killed_while_staging_its_batch_does_not_wedge_the_next(own_lake_pro
     assert rerun.finish() == 0, rerun.output()
     assert rerun.batches_done() == [1, 2]
     assert query_rows(rerun) == [expected(2), (0,)]
+    assert not spark_scratch.exists()
 
 
 PLANNED_COMPACTION = re.compile(r"^(\d+)\.compaction\.(requested|inflight)$")

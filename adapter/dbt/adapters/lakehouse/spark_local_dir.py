@@ -1,0 +1,48 @@
+"""Where the embedded session's Spark keeps its scratch files
+(`spark.local.dir`): a folder per process under the lake, not /tmp.
+
+Spark copies the jars it is given (the Hudi bundle, and on s3a:// the S3
+connector: 100 to 350 MB in all) into a `spark-<uuid>` folder of its local
+dir, with its shuffle and spill files, and deletes the folder when the JVM
+shuts down. A process killed with SIGKILL (kill -9, the OOM killer) never
+shuts down, and its folder stayed in /tmp for good: one per killed run. Under
+the lake, each process gets `.spark-local/<host>-<pid>`, and a session that
+starts removes the folders of this host's processes that are gone, so what a
+killed run left goes with the next run on the lake. (The host in the name:
+a lake folder on a shared disk may be used from several machines, whose
+process ids say nothing here.)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+from pathlib import Path
+
+FOLDER = ".spark-local"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def session_local_dir(lake: Path) -> Path:
+    """This process's scratch folder under `lake`, made after removing those
+    of this host's dead processes."""
+    root = lake / FOLDER
+    root.mkdir(parents=True, exist_ok=True)
+    host = socket.gethostname()
+    for folder in root.iterdir():
+        owner, _, pid = folder.name.rpartition("-")
+        if owner == host and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+    own = root / f"{host}-{os.getpid()}"
+    own.mkdir(exist_ok=True)
+    return own
