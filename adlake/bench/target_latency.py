@@ -20,8 +20,8 @@ landing folder in a bucket of the project's S3 server
 (adlake.servers.object_store, started for it on 127.0.0.1, logging every
 request): each batch lands as one PUT a file, and the requests of its build
 and of its compaction are counted by kind from the server's log (LIST, HEAD,
-GET, PUT, POST, DELETE). It is a command of its own, not beside `local`: both
-would run on this process's one embedded session.
+GET, PUT, POST, DELETE). It is a command of its own, not beside `local`: a
+process has one embedded session.
 
 It prints each batch (latency from landing to the end of the last ADS model,
 seconds per layer, requests on S3) and a table: median and worst latency per
@@ -179,10 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [t.strip() for t in args.targets.split(",") if t.strip()]
     if not chosen or set(chosen) - set(TARGETS):
         parser.error(f"choose targets from {', '.join(TARGETS)}")
-    # The embedded session starts once a process, with the first profile's
-    # warehouse and settings: a second embedded target would run on it, not
-    # on its own warehouse (the S3 one's s3a:// reads fail on the local
-    # session).
+    # The embedded session starts once a process, for the first profile's
+    # lake: the adapter refuses a second embedded target's lake
+    # (embedded_session), but only once the first target's batches are
+    # built. Refused here before anything starts.
     embedded = [t for t in chosen if t in EMBEDDED_TARGETS]
     if len(embedded) > 1:
         parser.error(
