@@ -6,19 +6,36 @@ from __future__ import annotations
 import re
 import signal
 import time
+from collections import Counter
 
 import pytest
 
 from adlake.runner import continuous
 from adlake.runner.warehouse import Builds, work_args
 
+# dwd_billing_events' table services at their smallest: a compaction planned
+# every 2 delta commits, cleaning keeping 1 commit, archiving trimming the
+# active timeline to 3 commits once it holds more than 4. Over this test's
+# four builds DWD compacts, cleans and archives on the path a stream runs.
+# (Archiving must keep the instant DWS last read from: with 2 kept, the
+# compaction run after a build archives it, and DWS's next change read is
+# refused as one that could miss changes.)
+SERVICES = {
+    "dwd_compaction_delta_commits": 2,
+    "dwd_cleaning_retain": 1,
+    "dwd_archive_min_commits": 3,
+    "dwd_archive_max_commits": 4,
+}
+
 
 def builds_for(house) -> Builds:
     # As continuous.main() builds: DWD's compactions planned by the build, run
     # after it; a batch's checks after its models (ADS first).
-    return Builds(
+    builds = Builds(
         work_args(house.root, house.profiles), compact_between_builds=True, checks_after_models=True
     )
+    builds.vars.update(SERVICES)
+    return builds
 
 
 def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(
@@ -26,6 +43,14 @@ def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(
 ):
     house = warehouse_factory("cont", seed=5, events=800, batches=4, accounts=30)
     state_file = tmp_path / "continuous_state.json"
+    # Every instant DWD completed, noted after each build (archiving moves
+    # the oldest out of the active timeline).
+    dwd_instants: set = set()
+
+    def note_dwd() -> list:
+        active = house.instants("dwd", "dwd_billing_events")
+        dwd_instants.update(active)
+        return active
 
     def run_watcher(builds=None, **kwargs):
         # A fresh State and Builds each time: what a restarted process has.
@@ -43,6 +68,7 @@ def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(
     first_builds = builds_for(house)
     [first] = run_watcher(first_builds, max_builds=1)
     parsed_manifest = first_builds.manifest
+    note_dwd()
     assert first["files"] > 0 and first["lines_in"] is None  # no count from before this process
     lines_1 = house.scalar("select count(*) from {s}_ods.ods_billing_events_raw")
     assert first["lines_total"]["landed"] == lines_1 > 0
@@ -70,6 +96,7 @@ def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(
     seen = {}
 
     def after_build(figures):
+        note_dwd()
         seen[len(seen) + 2] = (
             house.scalar("select sum(spend_micros) from {s}_ads.ads_spend_by_customer"),
             "checked_at" in figures,
@@ -128,6 +155,19 @@ def test_builds_each_batch_as_it_lands_and_resumes_after_a_restart(
     assert fourth["lines_total"]["landed"] == house.scalar(
         "select count(*) from {s}_ods.ods_billing_events_raw"
     )
+
+    # DWD's table services ran between and within the builds: each write a
+    # delta commit, compactions planned by the writes and run after their
+    # builds, cleans of the file versions they replaced, and archiving kept
+    # the active timeline bounded (the 4 commits it may hold, and a build's
+    # clean and compaction).
+    active = note_dwd()
+    actions = Counter(action for _, _, action in dwd_instants)
+    assert actions["deltacommit"] == 4, actions
+    assert actions["commit"] >= 1 and actions["clean"] >= 1, actions
+    dwd_dir = house.lake_dir / "warehouse" / "cont_dwd.db" / "dwd_billing_events"
+    assert list((dwd_dir / ".hoodie" / "timeline" / "history").glob("*.parquet"))
+    assert len(active) < len(dwd_instants) and len(active) <= 4 + 2, active
 
 
 def test_a_second_ctrl_c_stops_at_once():

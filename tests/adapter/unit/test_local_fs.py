@@ -35,3 +35,13 @@ def test_the_class_is_compiled_once_into_the_cache(tmp_path):
     # A second session finds it there.
     assert local_fs.jar(tmp_path, told.append) == local_fs.Path(jar)
     assert len(list(tmp_path.glob("*.jar"))) == 1 and not list(tmp_path.glob("*.tmp"))
+
+
+def test_yarns_defaults_are_left_out_of_local_sessions_only():
+    from dbt.adapters.lakehouse import local_hadoop_conf
+
+    [folder] = local_hadoop_conf.class_path("local[*]")
+    shadow = local_fs.Path(folder) / "yarn-default.xml"
+    assert "<property>" not in shadow.read_text() and "<configuration>" in shadow.read_text()
+    assert local_hadoop_conf.class_path("spark://127.0.0.1:7077") == []
+    assert local_hadoop_conf.class_path("yarn") == []

@@ -24,6 +24,7 @@ from dbt.adapters.lakehouse import (
     hudi_bundle,
     lake_lock,
     local_fs,
+    local_hadoop_conf,
     spark_local_dir,
     storage,
     store_probe,
@@ -222,13 +223,14 @@ def root_session(
             )
             jars += [spark_conf["spark.jars"]] if spark_conf.get("spark.jars") else []
             conf["spark.jars"] = ",".join(jars)
-            if file_system and spark_conf.get("spark.driver.extraClassPath"):
-                conf["spark.driver.extraClassPath"] = os.pathsep.join(
-                    [
-                        file_system["spark.driver.extraClassPath"],
-                        spark_conf["spark.driver.extraClassPath"],
-                    ]
-                )
+            # The driver's class path: YARN's defaults left out (a local
+            # master), the local file system's class, then the profile's.
+            class_path = local_hadoop_conf.class_path(master)
+            class_path += [file_system["spark.driver.extraClassPath"]] if file_system else []
+            if spark_conf.get("spark.driver.extraClassPath"):
+                class_path.append(spark_conf["spark.driver.extraClassPath"])
+            if class_path:
+                conf["spark.driver.extraClassPath"] = os.pathsep.join(class_path)
             _launch_gateway(conf)
             builder = SparkSession.builder
             for key, value in conf.items():

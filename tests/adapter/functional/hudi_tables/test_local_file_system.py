@@ -104,3 +104,35 @@ def test_files_get_the_permissions_hadoop_gives_them_without_chmod(project, tmp_
     link_status = raw.getFileLinkStatus(hadoop.fs.Path(str(link)))
     assert link_status.isSymlink() and link_status.getSymlink().toUri().getPath() == str(written)
     assert_status_of(written, raw.getFileStatus(hadoop.fs.Path(str(link))))  # followed
+
+
+def test_the_sessions_hadoop_configuration_leaves_yarns_defaults_out(project):
+    """A local session's Hadoop configuration has no YARN defaults (the
+    adapter's empty yarn-default.xml comes first on the driver's class path:
+    local_hadoop_conf.py), and keeps Hadoop's core and MapReduce ones; a
+    model written and read through it (Hudi's tasks get that configuration)
+    holds its rows."""
+    project.model(
+        "events", "{{ config(materialized='table', unique_key='id') }} select 1 as id, 'a' as v"
+    )
+    project.dbt("run")
+    assert project.scalar("select count(*) from {schema}.events") == 1
+
+    jvm = spark().sparkContext._jvm
+    conf = jvm.org.apache.hadoop.conf.Configuration()  # as Hudi makes one per file read
+    found = (
+        jvm.java.lang.Thread.currentThread().getContextClassLoader().getResource("yarn-default.xml")
+    )
+    assert "local_hadoop_conf" in found.toString()
+    assert conf.get("yarn.resourcemanager.address") is None
+    assert conf.get("yarn.nodemanager.resource.memory-mb") is None
+    # Hadoop's other defaults are all there.
+    assert conf.get("fs.defaultFS") == "file:///"
+    assert conf.get("mapreduce.framework.name") == "local"
+    session_conf = spark().sparkContext._jsc.hadoopConfiguration()
+    yarn_keys = [
+        str(entry.getKey())
+        for entry in session_conf.iterator()
+        if str(entry.getKey()).startswith("yarn.")
+    ]
+    assert len(yarn_keys) < 50, yarn_keys  # 463 with Hadoop's yarn-default.xml

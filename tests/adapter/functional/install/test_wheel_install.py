@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -166,6 +167,21 @@ def venv(tmp_path_factory, wheel) -> Path:
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     yield path
     shutil.rmtree(path, ignore_errors=True)  # ~1 GB, of no use once the module is done
+
+
+def test_the_wheel_carries_the_files_the_session_starts_with(wheel):
+    """Files the embedded session puts on the JVM's command line or class
+    path: a missing one would not fail, the session would just run without it."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    package = "dbt/adapters/lakehouse/"
+    for name in (
+        "log4j2.properties",
+        "java/NioLocalFileSystem.java",
+        "java/WarmServerGuard.java",
+        "local_hadoop_conf/yarn-default.xml",
+    ):
+        assert package + name in names, name
 
 
 def test_pip_picks_a_spark_3_5_pyspark(venv):
