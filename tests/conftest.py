@@ -44,13 +44,13 @@ LONGEST_FIRST = [
     "tests/adapter/functional/crash/test_killed_writer.py",  # ~370
     "tests/warehouse/test_continuous.py",  # ~350
     "tests/adapter/functional/install/test_wheel_install.py",  # ~330
-    "tests/warehouse/test_soak.py",  # ~310
     "tests/adapter/functional/targets/test_server_methods.py",  # ~250
     "tests/adapter/functional/object_store/test_s3_warehouse.py",  # ~200
     "tests/adapter/functional/targets/test_shared_catalog.py",  # ~200
     "tests/adapter/functional/targets/test_server_failures.py",  # ~200
     "tests/toolkit/test_profile_batch_run.py",  # ~190
     "tests/toolkit/test_bench_alternatives.py",  # ~150
+    "tests/warehouse/test_soak.py",  # ~140
     "tests/adapter/functional/warm_start/test_warm_start.py",  # ~110
     "tests/adapter/functional/docs/test_catalog.py",  # ~100
     "tests/warehouse/test_sources.py",  # ~80
