@@ -1,5 +1,7 @@
 """Continuous mode (adlake.runner.continuous): each batch is built as it lands, and
-a restart builds only what landed since the last completed build."""
+a restart builds only what landed since the last completed build; with small
+triggers, DWD compacts between builds, cleans and archives, and its timeline
+stays bounded."""
 
 from __future__ import annotations
 
