@@ -44,7 +44,7 @@ from adlake import ROOT
 from adlake.servers import catalog, processes, tls_front
 from adlake.servers.catalog import free_port  # a free port on 127.0.0.1
 from adlake.servers.processes import LOOPBACK, port_open, write_private
-from dbt.adapters.lakehouse import hudi_bundle
+from dbt.adapters.lakehouse import hudi_bundle, local_hadoop_conf
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
 
 MAINS = {
@@ -142,7 +142,9 @@ def server_conf(kind: str, root: Path, master: str, catalog_dir: Path | None) ->
     jar = hudi_bundle.locate(cache_dir=ROOT / hudi_bundle.DEFAULT_CACHE_DIR)
     conf = hudi_session_conf(root, jar, master)
     conf.pop("spark.jars")
-    classpath = [str(jar)]
+    # YARN's defaults left out of a local master's Hadoop configuration, as
+    # in the embedded session (the adapter's local_hadoop_conf.py).
+    classpath = [*local_hadoop_conf.class_path(master), str(jar)]
     if kind == "connect":
         classpath += [str(connect_jar()), str(guard_jar())]
         conf["spark.connect.grpc.interceptor.classes"] = GUARD_CLASS
