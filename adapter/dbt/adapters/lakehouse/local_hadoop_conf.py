@@ -9,7 +9,7 @@ of a write or a read, copies it, and parses the XML defaults again for each
 file it reads (a `new Configuration()` per file). A JFR profile of a small
 warehouse build put a quarter of the JVM's samples in `Configuration`.
 
-The folder local_hadoop_conf/ holds an empty yarn-default.xml; first on the
+The folder hadoop_local/ beside this module holds an empty yarn-default.xml; first on the
 driver's class path, it is the one Hadoop finds. The configuration halves (54
 KB serialized), and a build of the warehouse's small batch takes 10% less time
 and CPU (adapter/README.md, "What the embedded session sets for speed"). Only
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-FOLDER = Path(__file__).with_name("local_hadoop_conf")
+FOLDER = Path(__file__).with_name("hadoop_local")
 
 
 def class_path(master: str) -> list[str]:

@@ -123,7 +123,7 @@ def test_the_sessions_hadoop_configuration_leaves_yarns_defaults_out(project):
     found = (
         jvm.java.lang.Thread.currentThread().getContextClassLoader().getResource("yarn-default.xml")
     )
-    assert "local_hadoop_conf" in found.toString()
+    assert "/hadoop_local/" in found.toString()
     assert conf.get("yarn.resourcemanager.address") is None
     assert conf.get("yarn.nodemanager.resource.memory-mb") is None
     # Hadoop's other defaults are all there.

@@ -179,7 +179,7 @@ def test_the_wheel_carries_the_files_the_session_starts_with(wheel):
         "log4j2.properties",
         "java/NioLocalFileSystem.java",
         "java/WarmServerGuard.java",
-        "local_hadoop_conf/yarn-default.xml",
+        "hadoop_local/yarn-default.xml",
     ):
         assert package + name in names, name
 
