@@ -163,3 +163,13 @@ def completed_instants(table_dir: Path) -> list[tuple]:
     timeline = table_dir / ".hoodie" / "timeline"
     found = [INSTANT.match(p.name) for p in timeline.iterdir()]
     return sorted((m.group(1), m.group(2), m.group(3)) for m in found if m)
+
+
+def bytes_unless_gone(path: Path) -> bytes:
+    """A file's bytes; none for one gone since it was listed. A scan of a lake
+    folder meets Spark's scratch files (lake/.spark-local), which come and go
+    while a session lives and are removed as its JVM exits."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""

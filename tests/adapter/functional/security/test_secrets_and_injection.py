@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.dbt_harness import REPO, DbtProject, failures, hudi_jar
+from tests.dbt_harness import REPO, DbtProject, bytes_unless_gone, failures, hudi_jar
 
 HELPER = Path(__file__).with_name("dbt_with_secrets.py")
 
@@ -158,23 +158,13 @@ def test_no_secret_in_target_logs_compiled_sql_lake_or_output(secret_run):
     assert {("target", "compiled"), ("target", "run")} <= sql, "no compiled SQL to scan"
     leaks = []
     for path in scanned:
-        data = contents(path)
+        data = bytes_unless_gone(path)
         leaks += [
             f"{SECRET_FIELDS[name]} in {path.relative_to(root)}"
             for name, value in secrets.items()
             if value.encode() in data
         ]
     assert not leaks, leaks
-
-
-def contents(path: Path) -> bytes:
-    """A file's bytes; none for one gone since it was listed (Spark's
-    scratch files under lake/.spark-local come and go while its session
-    lives)."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return b""
 
 
 def test_no_secret_on_the_jvm_command_line(secret_run):
