@@ -2,7 +2,8 @@
 with each new file's permission set, and each status's permission read, by a
 system call instead of a child process (chmod, `ls -ld`, readlink). The
 permissions on disk must be what Hadoop would have set, and the statuses must
-say what the disk says."""
+say what the disk says. And the session's Hadoop configuration, without
+YARN's defaults (the adapter's local_hadoop_conf.py)."""
 
 import grp
 import os
