@@ -9,6 +9,7 @@ own dbt project folder and its own schema; the lake is shared.
 
 from __future__ import annotations
 
+import os
 import re
 import textwrap
 from pathlib import Path
@@ -165,10 +166,20 @@ def completed_instants(table_dir: Path) -> list[tuple]:
     return sorted((m.group(1), m.group(2), m.group(3)) for m in found if m)
 
 
+def files_under(root: Path) -> list[Path]:
+    """Every file under `root`, or `root` itself if it is a file. A scan of a
+    lake folder meets Spark's scratch files (lake/.spark-local), which come
+    and go while a session lives and are removed as its JVM exits: a folder
+    gone while the scan walks is passed over (os.walk ignores it; Path.rglob
+    would raise)."""
+    if root.is_file():
+        return [root]
+    found = (Path(folder, name) for folder, _, names in os.walk(root) for name in names)
+    return [path for path in found if path.is_file()]  # not a socket, a pipe, a broken link
+
+
 def bytes_unless_gone(path: Path) -> bytes:
-    """A file's bytes; none for one gone since it was listed. A scan of a lake
-    folder meets Spark's scratch files (lake/.spark-local), which come and go
-    while a session lives and are removed as its JVM exits."""
+    """A file's bytes; none for one gone since it was listed (see files_under)."""
     try:
         return path.read_bytes()
     except FileNotFoundError:

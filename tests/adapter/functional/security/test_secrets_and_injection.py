@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.dbt_harness import REPO, DbtProject, bytes_unless_gone, failures, hudi_jar
+from tests.dbt_harness import REPO, DbtProject, bytes_unless_gone, failures, files_under, hudi_jar
 
 HELPER = Path(__file__).with_name("dbt_with_secrets.py")
 
@@ -153,7 +153,7 @@ def test_dbt_runs_with_every_secret_from_the_environment(secret_run):
 
 def test_no_secret_in_target_logs_compiled_sql_lake_or_output(secret_run):
     root, secrets, _ = secret_run
-    scanned = [p for p in root.rglob("*") if p.is_file()]
+    scanned = files_under(root)
     sql = {p.relative_to(root).parts[:2] for p in scanned if p.suffix == ".sql"}
     assert {("target", "compiled"), ("target", "run")} <= sql, "no compiled SQL to scan"
     leaks = []

@@ -31,7 +31,7 @@ import yaml
 
 from adlake.servers import catalog
 from tests.adapter.functional.security.sockets import listening
-from tests.dbt_harness import REPO, bytes_unless_gone, hudi_jar
+from tests.dbt_harness import REPO, bytes_unless_gone, files_under, hudi_jar
 
 MARK = "@@shared-catalog@@ "
 SCHEMA_A, SCHEMA_B = "shared_a", "shared_b"
@@ -326,10 +326,9 @@ def test_two_applications_share_one_catalog(shared_catalog, tmp_path):
     assert all(secret not in "".join(output) for output in outputs)
     searched = 0
     for root in (tmp_path, warehouse, folder / "logs", folder / "catalog.json"):
-        for path in [root] if root.is_file() else root.rglob("*"):
-            if path.is_file():
-                searched += 1
-                assert secret.encode() not in bytes_unless_gone(path), path
+        for path in files_under(root):
+            searched += 1
+            assert secret.encode() not in bytes_unless_gone(path), path
     assert searched > 20
     assert (project_a / "target" / "manifest.json").is_file() and (
         project_b / "logs" / "dbt.log"
