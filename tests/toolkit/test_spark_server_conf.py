@@ -3,13 +3,15 @@
 YARN's defaults left out of a local master's Hadoop configuration, as the
 embedded session leaves them (the servers' own tests run queries on them)."""
 
+import os
+
 from adlake.servers import spark_server
 from dbt.adapters.lakehouse import local_hadoop_conf
 
 
 def test_a_local_server_leaves_yarns_defaults_out_and_a_cluster_one_keeps_them(tmp_path):
     local = spark_server.server_conf("thrift", tmp_path, "local[2]", None)
-    first, *rest = local["spark.driver.extraClassPath"].split(":")
+    first, *rest = local["spark.driver.extraClassPath"].split(os.pathsep)
     assert first == str(local_hadoop_conf.FOLDER)
     assert any(path.endswith(".jar") and "hudi" in path for path in rest)
 

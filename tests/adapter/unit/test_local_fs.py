@@ -1,10 +1,12 @@
 """local_fs: when the embedded session gets the local file system without a
 chmod child process, and when it keeps Hadoop's (the functional test in
-tests/adapter/functional/hudi_tables/ checks the permissions it sets)."""
+tests/adapter/functional/hudi_tables/ checks the permissions it sets); and
+local_hadoop_conf: which sessions leave YARN's defaults out."""
 
 import zipfile
+from pathlib import Path
 
-from dbt.adapters.lakehouse import local_fs
+from dbt.adapters.lakehouse import local_fs, local_hadoop_conf
 
 
 def test_a_cluster_master_keeps_hadoops_file_system(tmp_path):
@@ -38,10 +40,8 @@ def test_the_class_is_compiled_once_into_the_cache(tmp_path):
 
 
 def test_yarns_defaults_are_left_out_of_local_sessions_only():
-    from dbt.adapters.lakehouse import local_hadoop_conf
-
     [folder] = local_hadoop_conf.class_path("local[*]")
-    shadow = local_fs.Path(folder) / "yarn-default.xml"
+    shadow = Path(folder) / "yarn-default.xml"
     assert "<property>" not in shadow.read_text() and "<configuration>" in shadow.read_text()
     assert local_hadoop_conf.class_path("spark://127.0.0.1:7077") == []
     assert local_hadoop_conf.class_path("yarn") == []
