@@ -311,14 +311,16 @@ class DbtPipeline:
         return sorted([int(r.account_id), int(r.spend_micros), int(r.events)] for r in rows)
 
 
-def statement_part(sql: str) -> str:
+def statement_part(sql: str, kind: str | None = None) -> str:
     """Which part of a batch's time a statement dbt sent belongs to: the
-    writes to the models' tables, the models' queries (each staged in a
-    scratch table, or a change read staged before them), or the statements
-    around them (timeline look-ups, describes, the scratch tables' drops)."""
+    writes to the models' tables, the models' queries (each staged, in memory
+    or in a scratch table, or a change read staged before them), or the
+    statements around them (timeline look-ups, describes, the scratch tables'
+    drops). `kind`: statement_kind of the statement as sent, when `sql` is
+    its text without its leading comments."""
     text = LEADING_COMMENTS.sub("", sql, count=1).lower()
-    kind = statement_kind(sql)
-    if kind == "write" and text.startswith("create"):
+    kind = kind or statement_kind(sql)
+    if kind == "staged batch" or (kind == "write" and text.startswith("create")):
         return "queries (staged)"
     if kind == "write" and not text.startswith("insert overwrite directory"):
         return "table writes"
@@ -330,7 +332,7 @@ def time_split(statements: list, wall: float) -> dict[str, float]:
     time between and around the statements (one thread: they add up)."""
     parts = {"table writes": 0.0, "queries (staged)": 0.0, "other statements": 0.0}
     for statement in statements:
-        parts[statement_part(statement.text)] += statement.seconds
+        parts[statement_part(statement.text, statement.kind)] += statement.seconds
     parts["dbt outside statements"] = max(0.0, wall - sum(parts.values()))
     return {name: round(seconds, 3) for name, seconds in parts.items()}
 

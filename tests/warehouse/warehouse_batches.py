@@ -26,7 +26,10 @@ path in text columns replaced by `<landing>`; and, for each landed file of the
 append feeds, `LANDED <feed>/<path in the landing folder> <rows in its ODS table>`.
 A test process cannot open this lake (its embedded metastore admits one JVM),
 so the child prints what the test compares. It also prints `spark ready in S s`
-when dbt's first node starts (the JVM and its session are up by then).
+when dbt's first node starts (the JVM and its session are up by then), and
+appends to <work>/staged.log the name of each batch the adapter stages in
+memory (the embedded session holds a write's batch there, not in a scratch
+folder on the lake), as it starts staging it: what the kill points see of it.
 
 Imported as a module, it gives the parent's side: `Child` (a run in a process
 group of its own, killed with SIGKILL at a point read off the lake's files),
@@ -60,6 +63,8 @@ RUN_TIME_COLUMNS = ("ingested_at", "checked_at", "file_modified_at")
 # Append feeds: each landed file's lines are rows of this ODS table.
 FEED_TABLES = {"billing_events": "ods_billing_events_raw", "account_changes": "ods_account_changes"}
 STARTED = time.monotonic()
+# In the work folder: a line per batch the child staged in memory (see above).
+STAGED_LOG = "staged.log"
 
 
 class Work:
@@ -256,16 +261,34 @@ class LakeState:
 
 
 def lake_state(work: Work) -> LakeState:
-    completed, pending, scratch = {}, {}, {}
+    completed, pending = {}, {}
     for schema_dir in sorted((work.lake / "warehouse").glob(f"{work.schema}_*.db")):
         layer = schema_dir.name[len(work.schema) + 1 : -3]
         for table_dir in sorted(p for p in schema_dir.iterdir() if p.is_dir()):
-            name = f"{layer}.{table_dir.name}"
-            if "__lakehouse_" in table_dir.name:
-                scratch[name] = folder_entries(table_dir)
-            else:
+            if "__lakehouse_" not in table_dir.name:
+                name = f"{layer}.{table_dir.name}"
                 completed[name], pending[name] = timeline(table_dir)
-    return LakeState(completed, pending, scratch)
+    return LakeState(completed, pending, scratch_state(work))
+
+
+def scratch_state(work: Work) -> dict[str, frozenset[tuple[str, int]]]:
+    """Per scratch batch (layer.name): the entries of its scratch folder on
+    the lake, and a ("staged in memory", line) entry for each time the child
+    staged it in memory (STAGED_LOG). An entry new since armed: written since."""
+    scratch: dict[str, set[tuple[str, int]]] = {}
+    for folder in sorted((work.lake / "warehouse").glob(f"{work.schema}_*.db/*__lakehouse_*")):
+        layer = folder.parent.name[len(work.schema) + 1 : -3]
+        scratch[f"{layer}.{folder.name}"] = set(folder_entries(folder))
+    try:
+        staged = (work.root / STAGED_LOG).read_text().splitlines()
+    except FileNotFoundError:
+        staged = []
+    for line, view in enumerate(staged):
+        # The view is named <schema>__<scratch table's name>.
+        schema, _, table = view.partition("__")
+        layer = schema[len(work.schema) + 1 :]
+        scratch.setdefault(f"{layer}.{table}", set()).add(("staged in memory", line))
+    return {name: frozenset(entries) for name, entries in scratch.items()}
 
 
 def new_pending(work: Work, armed: LakeState, table: str, action: str) -> list[str]:
@@ -286,15 +309,13 @@ def new_completed(work: Work, armed: LakeState, table: str) -> list[str]:
 
 
 def scratch_written(work: Work, armed: LakeState, layer: str, prefix: str) -> list[str]:
-    """Scratch folders of `layer` whose names start with `prefix`, written since armed."""
-    found = []
-    for folder in sorted(
-        (work.lake / "warehouse" / f"{work.schema}_{layer}.db").glob(prefix + "*")
-    ):
-        name = f"{layer}.{folder.name}"
-        if folder_entries(folder) - armed.scratch.get(name, frozenset()):
-            found.append(name)
-    return found
+    """Scratch batches of `layer` whose names start with `prefix`, written
+    (or staged in memory) since armed."""
+    return [
+        name
+        for name, entries in sorted(scratch_state(work).items())
+        if name.startswith(f"{layer}.{prefix}") and entries - armed.scratch.get(name, frozenset())
+    ]
 
 
 @dataclass(frozen=True)
@@ -348,7 +369,7 @@ POINTS: dict[str, KillPoint] = {
     for point in [
         KillPoint(
             "before_dwd_commit",
-            "DWD staged its batch (scratch dwd_billing_events__lakehouse_batch written), no commit begun",
+            "DWD staged its batch (dwd_billing_events__lakehouse_batch, in memory or on the lake), no commit begun",
             lambda work, armed: _first(
                 scratch_written(work, armed, "dwd", "dwd_billing_events__lakehouse_batch")
             ),
@@ -394,7 +415,7 @@ POINTS: dict[str, KillPoint] = {
         ),
         KillPoint(
             "between_layers",
-            "DWD's write done, DWS begun reading it (a dws_spend_hourly scratch written), no DWS commit",
+            "DWD's write done, DWS begun reading it (a dws_spend_hourly batch staged), no DWS commit",
             _between_layers,
             lambda work, armed, seen: (
                 not new_completed(work, armed, DWS) and not new_pending(work, armed, DWS, "commit")
@@ -663,11 +684,16 @@ def main() -> None:
     from dbt.cli.main import dbtRunner
 
     ready = []
+    from dbt.adapters.lakehouse.memory_staging import LOG_PREFIX
 
     def on_event(event) -> None:
         if not ready and event.info.name == "NodeStart":
             ready.append(True)
             print(f"spark ready in {time.monotonic() - STARTED:.1f} s", flush=True)
+        if event.info.name == "SQLQuery" and event.data.sql.startswith(LOG_PREFIX):
+            view = event.data.sql[len(LOG_PREFIX) :].split(" ", 1)[0]
+            with (work.root / STAGED_LOG).open("a") as staged:
+                staged.write(view + "\n")
 
     common = [
         "--project-dir",

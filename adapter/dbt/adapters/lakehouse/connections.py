@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 from dbt.adapters.contracts.connection import AdapterResponse, Connection, ConnectionState
+from dbt.adapters.events.types import SQLQuery, SQLQueryStatus
 from dbt.adapters.spark.connections import SparkConnectionManager
 from dbt.adapters.spark.session import SessionConnectionWrapper
+from dbt_common.events.contextvars import get_node_info
+from dbt_common.events.functions import fire_event
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import connect_session, embedded_session, store_probe, warm_client
+from dbt.adapters.lakehouse import (
+    connect_session,
+    embedded_session,
+    memory_staging,
+    store_probe,
+    warm_client,
+)
 from dbt.adapters.lakehouse.credentials import LakehouseMethod
 from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError
 from dbt.adapters.lakehouse.statements import Statements
@@ -131,6 +141,8 @@ class LakehouseConnectionManager(SparkConnectionManager):
     TYPE = "lakehouse"
     # The adapter's, with a project's statement macros (set by the adapter).
     statements = Statements()
+    # The batches this process's embedded sessions hold in memory.
+    _staged = memory_staging.MemoryStaging()
 
     @classmethod
     def get_result_from_cursor(cls, cursor: Any, limit: int | None) -> agate.Table:
@@ -170,20 +182,66 @@ class LakehouseConnectionManager(SparkConnectionManager):
     def execute(
         self, sql: str, auto_begin: bool = False, fetch: bool = False, limit: int | None = None
     ) -> tuple[AdapterResponse, agate.Table]:
-        if not READS_TABLE_CHANGES.search(sql):
+        with self._reader_kept(sql, auto_begin):
             return super().execute(sql, auto_begin, fetch, limit)
+
+    @contextmanager
+    def _reader_kept(self, sql: str, auto_begin: bool) -> Generator[None, None, None]:
+        """Runs a statement that reads a table's changes with the vectorized
+        parquet reader off, and gives the session its setting back after
+        (READS_TABLE_CHANGES); any other statement as it is."""
+        if not READS_TABLE_CHANGES.search(sql):
+            yield
+            return
         conf = self.session_conf(auto_begin)
         before = conf.get(VECTORIZED_PARQUET, "true")
         conf.change([], {VECTORIZED_PARQUET: "false"})
         try:
-            result = super().execute(sql, auto_begin, fetch, limit)
+            yield
         except Exception:
             # The query's own error is the one to report, not the reset's.
             with suppress(Exception):
                 conf.change([], {VECTORIZED_PARQUET: before})
             raise
         conf.change([], {VECTORIZED_PARQUET: before})
-        return result
+
+    # --- scratch batches in memory (memory_staging) ---------------------------------
+
+    def stages_in_memory(self) -> bool:
+        """Whether this thread's connection keeps scratch batches in memory."""
+        return memory_staging.embedded_session_of(self.get_thread_connection()) is not None
+
+    def stage_in_memory(self, view: str, sql: str) -> None:
+        """Runs `sql` once and holds its rows as the temporary view `view` of
+        this connection's session; logged and timed like a statement."""
+        connection = self.get_thread_connection()
+        session = memory_staging.embedded_session_of(connection)
+        if session is None:
+            raise DbtRuntimeError(f"{connection.name}: this connection stages on the lake.")
+        logged = f"{memory_staging.LOG_PREFIX}{view} */ {sql}"
+        with self.exception_handler(sql), self._reader_kept(sql, auto_begin=False):
+            fire_event(
+                SQLQuery(conn_name=str(connection.name), sql=logged, node_info=get_node_info())
+            )
+            started = time.perf_counter()
+            self._staged.stage(session, view, sql)
+            fire_event(
+                SQLQueryStatus(
+                    status="OK", elapsed=time.perf_counter() - started, node_info=get_node_info()
+                )
+            )
+
+    @classmethod
+    def _close_handle(cls, connection: Connection) -> None:
+        session = memory_staging.embedded_session_of(connection)
+        if session is not None:
+            cls._staged.release(session)
+        super()._close_handle(connection)
+
+    def drop_staged(self, view: str) -> None:
+        session = memory_staging.embedded_session_of(self.get_thread_connection())
+        if session is not None:
+            self._staged.drop(session, view)
 
     def session_conf(self, auto_begin: bool = False) -> SessionConf:
         """This thread's connection's SQL settings (SessionConf)."""

@@ -99,6 +99,10 @@ class LakehouseCredentials(SparkCredentials):
     warm_start: bool | None = None
     # session with warm start: seconds the lake's server lives without a dbt process.
     warm_idle_timeout: float = 900
+    # session, Spark in-process on a local master: each write's batch is held
+    # in Spark's memory (spilled to the local disk) rather than written to a
+    # scratch table on the lake and read back (see memory_staging).
+    stage_in_memory: bool = True
 
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:

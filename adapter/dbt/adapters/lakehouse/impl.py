@@ -80,9 +80,7 @@ class LakehouseAdapter(SparkAdapter):
         self._statements = Statements(self._statement_source)
         cast(LakehouseConnectionManager, self.connections).statements = self._statements
         self._lake = LakeMetadata(self._rows, self._statements)
-        self._change_reads = ChangeReadPlanner(
-            self._lake, self._columns_of, self.scratch_identifier
-        )
+        self._change_reads = ChangeReadPlanner(self._lake, self._columns_of, self.scratch_relation)
         self._change_queries = ChangeReadQueries(self._statements)
         self._hudi_configs: dict[tuple[str, str], HudiTableConfig] = {}
         # What each table model with skip_unchanged is built from (unchanged_builds).
@@ -249,7 +247,7 @@ class LakehouseAdapter(SparkAdapter):
             c for name in partitions for c in model_columns if c[0] == name
         ]
         table_columns = [(n.lower(), t.lower()) for n, t in self._columns_of(existing)]
-        return table_columns == created_order and self._lake.has_rows(_name(staged))
+        return table_columns == created_order and self._lake.has_rows(str(staged))
 
     @available
     def hudi_table_settings(self, relation: BaseRelation) -> tuple[dict[str, str], list[str], str]:
@@ -366,6 +364,34 @@ class LakehouseAdapter(SparkAdapter):
         if self.config.credentials.concurrency == concurrency.OPTIMISTIC:
             name += f"_{self._run_token}"
         return name
+
+    @available
+    def scratch_relation(self, relation: BaseRelation, role: str) -> BaseRelation:
+        """Where a write of `relation` stages its batch (or a read) for `role`:
+        a parquet table beside it on the lake, or, where this connection keeps
+        batches in memory (memory_staging), a temporary view of its session,
+        which has no schema (so named after the table's schema too)."""
+        schema, identifier = _parts(relation)
+        if not cast(LakehouseConnectionManager, self.connections).stages_in_memory():
+            path = {"identifier": self.scratch_identifier(identifier, role)}
+            kind = "table"
+        else:
+            path = {
+                "schema": None,
+                "identifier": self.scratch_identifier(f"{schema}__{identifier}", role),
+            }
+            kind = "view"
+        return cast(BaseRelation, relation.incorporate(path=path, type=kind))  # type: ignore[no-untyped-call]
+
+    @available
+    def stage_in_memory(self, relation: BaseRelation, sql: str) -> None:
+        cast(LakehouseConnectionManager, self.connections).stage_in_memory(
+            str(relation.identifier), sql
+        )
+
+    @available
+    def drop_staged(self, relation: BaseRelation) -> None:
+        cast(LakehouseConnectionManager, self.connections).drop_staged(str(relation.identifier))
 
     # --- source freshness ------------------------------------------------------
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
 from tests.adapter.functional.change_reads import cdc_models
@@ -115,8 +116,14 @@ def expected(batch: int):
 
 def test_run_killed_while_staging_its_batch_does_not_wedge_the_next(own_lake_project):
     """The killed CREATE TABLE of the scratch batch leaves its folder without a
-    table in the catalog; a managed CREATE at that place then failed for good."""
+    table in the catalog; a managed CREATE at that place then failed for good.
+    (Batches staged on the lake, as on a cluster or a server; a batch staged in
+    memory, the embedded default, dies with the JVM: the warehouse's kill
+    points cover that, tests/warehouse/warehouse_batches.py.)"""
     project = own_lake_project
+    profiles = yaml.safe_load((project.root / "profiles.yml").read_text())
+    profiles["lake_test"]["outputs"]["local"]["stage_in_memory"] = False
+    project.write("profiles.yml", yaml.safe_dump(profiles))
     scratch = project.table_dir("events__lakehouse_batch")
     run = ChildRun(project, 1, 1, "--var", "pause_ms=150")
     run.kill_when(lambda: scratch.is_dir())

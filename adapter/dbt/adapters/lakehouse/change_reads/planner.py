@@ -65,12 +65,13 @@ class ChangeReadPlanner:
         self,
         metadata: LakeMetadata,
         columns_of: Callable[[Any], list[tuple[str, str]]],
-        scratch_identifier: Callable[[str, str], str],
+        scratch_relation: Callable[[Any, str], Any],
     ) -> None:
         self._metadata = metadata
         # (name, type) of a relation's columns, for full cdc reads.
         self._columns_of = columns_of
-        self._scratch_identifier = scratch_identifier
+        # Where a model stages a read (the adapter's scratch_relation).
+        self._scratch_relation = scratch_relation
         # Ranges each model planned at compile time, by (upstream, mode), for
         # its materialization to stage, log and record with its write.
         self._reads: dict[str, dict[tuple[str, str], ChangeRead]] = {}
@@ -138,8 +139,8 @@ class ChangeReadPlanner:
         number = list(reads).index(slot) + 1 if slot in reads else len(reads) + 1
         staged = stage and read.is_incremental and this is not None
         if staged and self._worth_staging(read, properties):
-            scratch = self._scratch_identifier(this.identifier, f"read_{number}")
-            read = dataclasses.replace(read, staged_as=f"{this.schema}.{scratch}")
+            scratch = self._scratch_relation(this, f"read_{number}")
+            read = dataclasses.replace(read, staged_as=str(scratch))
         reads[slot] = read
         return read
 

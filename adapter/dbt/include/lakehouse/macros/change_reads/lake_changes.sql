@@ -56,9 +56,11 @@
 {%- endmacro %}
 
 
+{#- (A read staged in memory is a temporary view: a name without a schema.) -#}
 {% macro lakehouse_scratch_relation(read) -%}
-  {%- set schema, identifier = read.staged_as.split('.') -%}
-  {{ return(this.incorporate(path={'schema': schema, 'identifier': identifier}, type='table')) }}
+  {%- set parts = read.staged_as.split('.') -%}
+  {%- set schema = parts[0] if parts | length == 2 else none -%}
+  {{ return(this.incorporate(path={'schema': schema, 'identifier': parts[-1]}, type='table' if schema else 'view')) }}
 {%- endmacro %}
 
 

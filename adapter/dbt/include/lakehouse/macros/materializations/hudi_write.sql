@@ -1,10 +1,10 @@
 {#- One write path for Hudi models, shared by the `table` and `incremental`
-    materializations: validate the configs, stage the SELECT's result once in a
-    scratch parquet table, check the key columns against what it outputs,
-    (re)create the table or check it still matches the model, then write
-    through the model's strategy with its settings.
+    materializations: validate the configs, stage the SELECT's result once
+    (in memory or in a scratch table: scratch_tables.sql), check the key
+    columns against what it outputs, (re)create the table or check it still
+    matches the model, then write through the model's strategy with its settings.
 
-    Why a scratch table and not a view: a view is evaluated again at each use,
+    Why staged and not a view: a view is evaluated again at each use,
     and a write changes what a model reading {{ this }} (or the upstream it
     consumes) would return; the emptiness probe, the write and the deletes must
     all see the same batch. It also runs the model's query once, not each time. -#}
@@ -20,7 +20,7 @@
   {%- endif -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_relation(this) -%}
-  {%- set temp_relation = this.incorporate(path={'identifier': adapter.scratch_identifier(this.identifier, 'batch')}, type='table') -%}
+  {%- set temp_relation = adapter.scratch_relation(this, 'batch') -%}
 
   {%- do lakehouse_stage_change_reads() -%}
   {#- An enforced contract: the query's column names and types are checked

@@ -27,7 +27,7 @@
 
   {%- set strategy_macro = strategy_dispatch(config.get('strategy')) -%}
   {%- set strategy = strategy_macro(model, 'snapshotted_data', 'source_data', model['config'], exists) -%}
-  {%- set batch = target_relation.incorporate(path={'identifier': adapter.scratch_identifier(target_relation.identifier, 'batch')}) -%}
+  {%- set batch = adapter.scratch_relation(target_relation, 'batch') -%}
   {%- set source_sql = lakehouse_without_hudi_meta_columns(sql) -%}
 
   {%- if not exists -%}
@@ -41,7 +41,7 @@
   {%- else -%}
     {%- do adapter.assert_valid_snapshot_target_given_strategy(target_relation, columns, strategy) -%}
     {%- do lakehouse_snapshot_check_table(target_relation, lake) -%}
-    {%- set staging = target_relation.incorporate(path={'identifier': adapter.scratch_identifier(target_relation.identifier, 'staging')}) -%}
+    {%- set staging = adapter.scratch_relation(target_relation, 'staging') -%}
     {%- do lakehouse_create_scratch_table(staging, snapshot_staging_table(strategy, source_sql, target_relation)) -%}
     {%- set missing = adapter.get_missing_columns(staging, target_relation)
         | rejectattr('name', 'in', lakehouse_snapshot_helper_columns()) | list -%}
