@@ -33,6 +33,8 @@ from typing import Any
 
 from dbt.adapters.contracts.connection import Connection
 
+from dbt.adapters.lakehouse.embedded_session import EmbeddedConnection
+
 # How a staged query is logged, before its SQL (what dbt's log and the
 # benchmarks' statement timings see of it).
 LOG_PREFIX = "/* lakehouse: staged in memory as "
@@ -42,8 +44,6 @@ def embedded_session_of(connection: Connection) -> Any | None:
     """The connection's own child session when it is the embedded one on a
     `local` master and the profile leaves stage_in_memory on; None otherwise
     (Thrift, Spark Connect, a warm server, a cluster master)."""
-    from dbt.adapters.lakehouse.embedded_session import EmbeddedConnection
-
     if not getattr(connection.credentials, "stage_in_memory", False):
         return None
     handle = getattr(connection.handle, "handle", None)
