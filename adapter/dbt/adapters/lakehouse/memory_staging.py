@@ -29,6 +29,7 @@ localCheckpoint): there the scratch tables stay on the lake.
 from __future__ import annotations
 
 import threading
+import uuid
 from typing import Any
 
 from dbt.adapters.contracts.connection import Connection
@@ -38,6 +39,8 @@ from dbt.adapters.lakehouse.embedded_session import EmbeddedConnection
 # How a staged query is logged, before its SQL (what dbt's log and the
 # benchmarks' statement timings see of it).
 LOG_PREFIX = "/* lakehouse: staged in memory as "
+# Spark's thread-local property that names the RDDs a thread creates.
+CALL_SITE = "callSite.short"
 
 
 def embedded_session_of(connection: Connection) -> Any | None:
@@ -65,18 +68,34 @@ class MemoryStaging:
     def stage(self, session: Any, view: str, sql: str) -> None:
         """Runs `sql` once and holds its rows as the temporary view `view`."""
         self.drop(session, view)  # (a batch a failed write left behind)
-        batch = session.sql(sql).localCheckpoint(eager=False)
-        # The RDD under the batch's plan (a LogicalRDD): marked for a local
-        # checkpoint, its blocks kept from the moment it is computed.
-        rows = batch._jdf.queryExecution().analyzed().rdd()
+        context = session.sparkContext
+        # The RDDs the query makes are named by this (a thread's own Spark
+        # property), so that those a failed query left marked for keeping
+        # are found and freed; Spark's UI shows it as their call site.
+        marker = f"lakehouse staging {view} {uuid.uuid4().hex[:8]}"
+        context.setLocalProperty(CALL_SITE, marker)
         try:
-            rows.count()  # every partition computed and kept, then the lineage cut
+            # Eager: computed inside the query's own SQL execution, whose
+            # metrics (rows, files read) then count it.
+            batch = session.sql(sql).localCheckpoint(eager=True)
         except Exception:
-            rows.unpersist(False)  # (what the failed query computed)
+            self._free_marked(context, marker)
             raise
+        finally:
+            context.setLocalProperty(CALL_SITE, None)
         batch.createOrReplaceTempView(view)
+        # The checkpointed RDD under the batch's plan (a LogicalRDD) holds the blocks.
+        rows = batch._jdf.queryExecution().analyzed().rdd()
         with self._lock:
             self._blocks[(id(session), view)] = rows
+
+    @staticmethod
+    def _free_marked(context: Any, marker: str) -> None:
+        kept = context._jsc.sc().getPersistentRDDs().values().iterator()
+        while kept.hasNext():
+            rdd = kept.next()
+            if rdd.getCreationSite() == marker:
+                rdd.unpersist(False)
 
     def release(self, session: Any) -> None:
         """Frees what a session still holds as its connection closes: a batch

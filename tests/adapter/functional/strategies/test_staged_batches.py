@@ -53,10 +53,11 @@ def test_a_batch_whose_query_fails_is_not_kept(project):
 
 
 def held_batches() -> list[str]:
-    """The RDDs the JVM keeps that a staged batch made (by their call site):
+    """The RDDs the JVM keeps that a staged batch made (by the call site the
+    adapter names them with):
     none once a run is over, whatever other tests in this process did."""
     rdds = spark().sparkContext._jsc.sc().getPersistentRDDs().values().iterator()
     described = []
     while rdds.hasNext():
         described.append(rdds.next().toString())
-    return [rdd for rdd in described if "at localCheckpoint at" in rdd]
+    return [rdd for rdd in described if "lakehouse staging" in rdd]
