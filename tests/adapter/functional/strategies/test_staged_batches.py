@@ -32,7 +32,8 @@ def test_the_batch_keeps_its_rows_through_the_write(project):
     assert len(project.completed_instants("replaced")) == 3
     second_run = log.read_text()[before:]
     assert f"staged in memory as {project.schema}__replaced__lakehouse_batch" in second_run
-    assert not list(project.table_dir("x").parent.glob("*__lakehouse_*"))
+    schema_dir = project.lake_dir / "warehouse" / f"{project.schema}.db"
+    assert not list(schema_dir.glob("*__lakehouse_*"))  # no scratch table on the lake
     assert held_batches() == []
 
 
