@@ -144,7 +144,7 @@ def server_conf(kind: str, root: Path, master: str, catalog_dir: Path | None) ->
     conf.pop("spark.jars")
     # YARN's defaults left out of a local master's Hadoop configuration, as
     # in the embedded session (the adapter's local_hadoop_conf.py).
-    classpath = [*local_hadoop_conf.class_path(master), str(jar)]
+    classpath = [*local_hadoop_conf.class_path(master, jar.parent), str(jar)]
     if kind == "connect":
         classpath += [str(connect_jar()), str(guard_jar())]
         conf["spark.connect.grpc.interceptor.classes"] = GUARD_CLASS

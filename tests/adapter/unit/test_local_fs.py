@@ -4,7 +4,6 @@ tests/adapter/functional/hudi_tables/ checks the permissions it sets); and
 local_hadoop_conf: which sessions leave YARN's defaults out."""
 
 import zipfile
-from pathlib import Path
 
 from dbt.adapters.lakehouse import local_fs, local_hadoop_conf
 
@@ -39,9 +38,13 @@ def test_the_class_is_compiled_once_into_the_cache(tmp_path):
     assert len(list(tmp_path.glob("*.jar"))) == 1 and not list(tmp_path.glob("*.tmp"))
 
 
-def test_yarns_defaults_are_left_out_of_local_sessions_only():
-    [folder] = local_hadoop_conf.class_path("local[*]")
-    shadow = Path(folder) / "yarn-default.xml"
-    assert "<property>" not in shadow.read_text() and "<configuration>" in shadow.read_text()
-    assert local_hadoop_conf.class_path("spark://127.0.0.1:7077") == []
-    assert local_hadoop_conf.class_path("yarn") == []
+def test_yarns_defaults_are_left_out_of_local_sessions_only(tmp_path):
+    [jar] = local_hadoop_conf.class_path("local[*]", tmp_path)
+    with zipfile.ZipFile(jar) as archive:
+        shadow = archive.read("yarn-default.xml").decode()
+    assert "<property>" not in shadow and "<configuration>" in shadow
+    # Written once: a second session finds it, and nothing is left half-written.
+    assert local_hadoop_conf.class_path("local[2]", tmp_path) == [jar]
+    assert len(list(tmp_path.glob("*.jar"))) == 1 and not list(tmp_path.glob("*.tmp"))
+    assert local_hadoop_conf.class_path("spark://127.0.0.1:7077", tmp_path) == []
+    assert local_hadoop_conf.class_path("yarn", tmp_path) == []

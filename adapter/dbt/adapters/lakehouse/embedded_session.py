@@ -225,7 +225,7 @@ def root_session(
             conf["spark.jars"] = ",".join(jars)
             # The driver's class path: YARN's defaults left out (a local
             # master), the local file system's class, then the profile's.
-            class_path = local_hadoop_conf.class_path(master)
+            class_path = local_hadoop_conf.class_path(master, hudi_bundle.user_cache_dir())
             class_path += [file_system["spark.driver.extraClassPath"]] if file_system else []
             if spark_conf.get("spark.driver.extraClassPath"):
                 class_path.append(spark_conf["spark.driver.extraClassPath"])

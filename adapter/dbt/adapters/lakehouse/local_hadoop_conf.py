@@ -9,24 +9,51 @@ of a write or a read, copies it, and parses the XML defaults again for each
 file it reads (a `new Configuration()` per file). A JFR profile of a small
 warehouse build put a quarter of the JVM's samples in `Configuration`.
 
-The folder hadoop_local/ beside this module holds an empty yarn-default.xml; first on the
-driver's class path, it is the one Hadoop finds. The configuration halves (54
-KB serialized), and a build of the warehouse's small batch takes 10% less time
-and CPU (adapter/README.md, "What the embedded session sets for speed"). Only
-for a `local` master: a cluster's executors are other JVMs, and a cluster
-manager may be YARN.
+The folder hadoop_local/ beside this module holds an empty yarn-default.xml;
+packed into a jar in the jar cache and put first on the driver's class path, it
+is the one Hadoop finds. The configuration halves (54 KB serialized), and a
+build of the warehouse's small batch takes 10% less time and CPU
+(adapter/README.md, "What the embedded session sets for speed"). A jar, not
+the folder itself: the JVM's class-data archive (class_data.py) takes only
+jars on the class path. Only for a `local` master: a cluster's executors are
+other JVMs, and a cluster manager may be YARN.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import zipfile
 from pathlib import Path
 
 FOLDER = Path(__file__).with_name("hadoop_local")
+RESOURCE = "yarn-default.xml"
 
 
-def class_path(master: str) -> list[str]:
-    """The folder to put first on the driver's class path; none for a cluster
-    master, or if the folder is missing from the installed package."""
-    if not master.startswith("local") or not (FOLDER / "yarn-default.xml").is_file():
+def jar(cache_dir: Path) -> Path | None:
+    """The jar holding the empty yarn-default.xml, in `cache_dir` (written on
+    first use); None if the file is missing from the installed package."""
+    source = FOLDER / RESOURCE
+    if not source.is_file():
+        return None
+    content = source.read_bytes()
+    # Named for its content: a changed file gets a new jar.
+    target = cache_dir / f"lakehouse-hadoop-local-{hashlib.sha256(content).hexdigest()[:12]}.jar"
+    if target.is_file():
+        return target
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    # Written aside and moved into place: another process may read it meanwhile.
+    partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    with zipfile.ZipFile(partial, "w") as archive:
+        archive.writestr(RESOURCE, content)
+    os.replace(partial, target)
+    return target
+
+
+def class_path(master: str, cache_dir: Path) -> list[str]:
+    """The jar to put first on the driver's class path; none for a cluster
+    master, or if the file is missing from the installed package."""
+    if not master.startswith("local"):
         return []
-    return [str(FOLDER)]
+    built = jar(cache_dir)
+    return [str(built)] if built is not None else []

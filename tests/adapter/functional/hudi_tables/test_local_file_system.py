@@ -124,7 +124,7 @@ def test_the_sessions_hadoop_configuration_leaves_yarns_defaults_out(project):
     found = (
         jvm.java.lang.Thread.currentThread().getContextClassLoader().getResource("yarn-default.xml")
     )
-    assert "/hadoop_local/" in found.toString()
+    assert "/lakehouse-hadoop-local-" in found.toString() and found.getProtocol() == "jar"
     assert conf.get("yarn.resourcemanager.address") is None
     assert conf.get("yarn.nodemanager.resource.memory-mb") is None
     # Hadoop's other defaults are all there.
