@@ -231,6 +231,12 @@ class LakehouseConnectionManager(SparkConnectionManager):
                 )
             )
 
+    def cleanup_all(self) -> None:
+        super().cleanup_all()
+        # The end of a dbt command: the first one of a session recording its
+        # class-data archive has the JVM write it (class_data.py).
+        embedded_session.write_class_data()
+
     @classmethod
     def _close_handle(cls, connection: Connection) -> None:
         session = memory_staging.embedded_session_of(connection)

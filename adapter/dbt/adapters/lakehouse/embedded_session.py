@@ -20,6 +20,7 @@ from dbt.adapters.spark import session as spark_session
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import (
+    class_data,
     connector_jars,
     hudi_bundle,
     lake_lock,
@@ -39,6 +40,8 @@ HUDI_CATALOG = "org.apache.spark.sql.hudi.catalog.HoodieCatalog"
 LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
 
 _start_lock = threading.Lock()
+
+JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 
 
 def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> dict[str, str]:
@@ -61,7 +64,7 @@ def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> dict[str, str]:
         # The jol flags: Hudi sizes objects with jol, which would otherwise try to
         # attach an agent to this very JVM; when that self-attach misfires the
         # JVM prints a full thread dump to the console.
-        "spark.driver.extraJavaOptions": " ".join(
+        JAVA_OPTIONS: " ".join(
             [
                 f"-Dderby.system.home={lake_dir}",
                 f"-Dlog4j2.configurationFile={LOG4J_CONFIG.as_uri()}",
@@ -206,6 +209,7 @@ def root_session(
             if not shares_catalog(spark_conf):
                 lake_lock.acquire(lake, lock_timeout, notify=logger.info)
             conf = hudi_session_conf(lake, jar, master)
+            own_java_options = conf[JAVA_OPTIONS]
             # Hadoop's local file system without a child process per file created.
             file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
             conf.update(file_system)
@@ -214,6 +218,11 @@ def root_session(
                 # Not /tmp, where a killed run's copies of the jars stayed.
                 conf["spark.local.dir"] = str(spark_local_dir.session_local_dir(lake))
             conf.update(spark_conf)
+            if spark_conf.get(JAVA_OPTIONS):
+                # The profile's JVM flags after the session's own, not instead
+                # of them: without its Derby home and logging settings the
+                # metastore does not start.
+                conf[JAVA_OPTIONS] = f"{own_java_options} {spark_conf[JAVA_OPTIONS]}"
             # The Hudi bundle, the warehouse's file-system connector (s3a://),
             # then the profile's own jars.
             jars = [str(jar)]
@@ -231,6 +240,10 @@ def root_session(
                 class_path.append(spark_conf["spark.driver.extraClassPath"])
             if class_path:
                 conf["spark.driver.extraClassPath"] = os.pathsep.join(class_path)
+            archive = class_data.for_session(hudi_bundle.user_cache_dir(), [*class_path, *jars])
+            options = archive.jvm_options() if archive is not None else []
+            if options:
+                conf[JAVA_OPTIONS] = " ".join([conf[JAVA_OPTIONS], *options])
             _launch_gateway(conf)
             builder = SparkSession.builder
             for key, value in conf.items():
@@ -244,8 +257,27 @@ def root_session(
                 session.stop()  # the next connection starts over, and probes again
                 raise
             _started_for = (lake, location)
+            global _class_data
+            _class_data = archive if archive is not None and archive.training else None
         check_hudi_enabled(session)
         return session
+
+
+# The class-data archive this process's session is recording, until written.
+_class_data: class_data.ClassData | None = None
+
+
+def write_class_data() -> None:
+    """Has the session's JVM write the class-data archive it recorded, once,
+    at the end of the process's first dbt command (class_data.py)."""
+    global _class_data
+    archive, _class_data = _class_data, None
+    session = _active_session()
+    if archive is None or session is None:
+        return
+    jvm = session._jvm
+    pid = jvm.java.lang.ProcessHandle.current().pid()
+    archive.write(pid, jvm.java.lang.System.getProperty("java.class.path"), logger.info)
 
 
 def check_hudi_enabled(session: Any, what: str = "An active Spark session") -> None:

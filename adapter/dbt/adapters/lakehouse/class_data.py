@@ -1,0 +1,206 @@
+"""A class-data archive for the embedded session's JVM: the classes Spark and
+Hudi load, mapped from a file instead of read, verified and linked one by one
+at every start.
+
+A cold dbt command on the embedded session spends most of its JVM's first
+seconds loading classes. Java's class-data sharing (CDS) keeps the classes a
+JVM loaded in an archive that later JVMs map at start. Measured on 2 cores (a
+session started, a Hudi table created, written and read, in a new process):
+12.1-12.6 CPU-seconds of the JVM without the archive, 8.2-9.7 with it.
+
+The archive belongs to one Java and one class path (pyspark's jars, the
+driver's extra class path, the session's jars): its name is a digest of them,
+in the jar cache (`<jar cache>/class-data/`). The first session without one
+records what it loads (`-XX:+RecordDynamicDumpInfo`, about 7 CPU-seconds more
+in that session) and, when its first dbt command ends, has the JVM write the
+archive (`jcmd <pid> VM.cds dynamic_dump`, about 9 s, said in the log) to a
+file of its own, moved into place once complete: a half-written archive
+crashes the JVM that maps it (SIGBUS, whatever -Xshare says), so a JVM only
+ever sees a complete one. The JVM exits instead of dumping when a non-empty
+folder is on its class path (a HADOOP_CONF_DIR, a profile's extraClassPath):
+then no archive is written. One session trains at a time (a lock file naming its
+JVM); the others start without an archive meanwhile. Needs `jcmd` (a JDK, not
+a JRE): without it nothing changes. A JVM that cannot use an archive (flags
+that change the heap's layout, for example) runs without it; its messages
+about that are off.
+
+LAKEHOUSE_CLASS_DATA=0 turns it off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+ENV_VAR = "LAKEHOUSE_CLASS_DATA"
+FOLDER = "class-data"
+# The JVM's own CDS messages (an archive it cannot use, classes it skips
+# while dumping) would land in dbt's output.
+QUIET = "-Xlog:cds*=off"
+# An archive unused this long is removed (a new pyspark or Hudi bundle gets a
+# new one; each is 150-200 MB).
+UNUSED_DAYS = 14
+
+
+def java_binary() -> Path | None:
+    """The `java` pyspark starts: JAVA_HOME's, else the one on PATH."""
+    home = os.environ.get("JAVA_HOME")
+    found = Path(home) / "bin" / "java" if home else None
+    if found is None or not found.is_file():
+        on_path = shutil.which("java")
+        found = Path(on_path) if on_path else None
+    return found.resolve() if found is not None else None
+
+
+def _identity(path: str) -> str:
+    """A file's path with its size and modification time (a rebuilt jar is another jar)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return f"{path}:missing"
+    return f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def archive_path(cache_dir: Path, java: Path, class_path: Iterable[str]) -> Path:
+    """Where the archive of this Java and class path lives."""
+    import pyspark
+
+    parts = [_identity(str(java)), pyspark.__version__, str(Path(pyspark.__file__).parent)]
+    parts += [_identity(entry) for entry in class_path]
+    digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    return cache_dir / FOLDER / f"spark-{digest}.jsa"
+
+
+class ClassData:
+    """What one session does with its archive: map it, or record and write it."""
+
+    def __init__(self, archive: Path, jcmd: Path | None) -> None:
+        self.archive, self.jcmd = archive, jcmd
+        self.lock = archive.with_name(archive.name + ".training")
+        self.training = False
+
+    def jvm_options(self) -> list[str]:
+        """The JVM flags for this session (none: no archive, and another
+        session is making it, or no jcmd to make one)."""
+        if self.archive.is_file():
+            _touch(self.archive)
+            return [f"-XX:SharedArchiveFile={self.archive}", QUIET]
+        if self.jcmd is None or not self._take_lock():
+            return []
+        self.training = True
+        return ["-XX:+RecordDynamicDumpInfo", QUIET]
+
+    def _take_lock(self) -> bool:
+        self.lock.parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(2):
+            try:
+                fd = os.open(self.lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                if _alive(_pid_in(self.lock)):
+                    return False
+                self.lock.unlink(missing_ok=True)  # a training process that died
+                continue
+            with os.fdopen(fd, "w") as held:
+                held.write(str(os.getpid()))
+            return True
+        return False
+
+    def write(self, jvm_pid: int, class_path: str, notify: Callable[[str], None]) -> bool:
+        """Has the training JVM (its class path as it reports it) write the
+        archive, then moves it into place; False when it could not (told why)."""
+        if not self.training:
+            return False
+        self.training = False
+        folder = next(iter(_non_empty_folders(class_path)), None)
+        if folder is not None:
+            # The JVM would refuse the dump by exiting, mid-session.
+            notify(f"class-data archive not written: a folder is on the class path ({folder})")
+            self.lock.unlink(missing_ok=True)
+            return False
+        partial = self.archive.with_name(f"{self.archive.name}.{uuid.uuid4().hex[:8]}.tmp")
+        notify(f"Writing the JVM's class-data archive for faster starts (once): {self.archive}")
+        try:
+            done = subprocess.run(
+                [str(self.jcmd), str(jvm_pid), "VM.cds", "dynamic_dump", str(partial)],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            if done.returncode != 0 or not partial.is_file():
+                notify(f"class-data archive not written: {(done.stdout + done.stderr)[-1500:]}")
+                partial.unlink(missing_ok=True)
+                return False
+            os.replace(partial, self.archive)
+            _remove_unused(self.archive.parent, keep=self.archive)
+            return True
+        except (OSError, subprocess.SubprocessError) as error:
+            notify(f"class-data archive not written: {error}")
+            partial.unlink(missing_ok=True)
+            return False
+        finally:
+            self.lock.unlink(missing_ok=True)
+
+
+def for_session(cache_dir: Path, class_path: Iterable[str]) -> ClassData | None:
+    """The archive of a session with this class path; None when turned off or
+    without a Java to key it by."""
+    if os.environ.get(ENV_VAR, "1") == "0":
+        return None
+    java = java_binary()
+    if java is None:
+        return None
+    jcmd = java.with_name("jcmd")
+    return ClassData(archive_path(cache_dir, java, class_path), jcmd if jcmd.is_file() else None)
+
+
+def _non_empty_folders(class_path: str) -> list[str]:
+    """The class path's folders that hold files: a JVM asked to dump an
+    archive with one on its class path exits (JDK 17)."""
+    found = []
+    for entry in filter(None, class_path.split(os.pathsep)):
+        folder = Path(entry)
+        if folder.is_dir() and any(folder.iterdir()):
+            found.append(entry)
+    return found
+
+
+def _pid_in(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _alive(pid: int | None) -> bool:
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _touch(archive: Path) -> None:
+    """Marks the archive used (the clean-up keeps it)."""
+    try:
+        os.utime(archive)
+    except OSError:
+        pass
+
+
+def _remove_unused(folder: Path, keep: Path) -> None:
+    """Archives (and leftovers of a killed dump) unused for UNUSED_DAYS. A JVM
+    that maps one keeps its pages: removing the name does not touch them."""
+    cutoff = time.time() - UNUSED_DAYS * 86400
+    for old in folder.glob("spark-*.jsa*"):
+        if old != keep and old.suffix != ".training" and old.stat().st_mtime < cutoff:
+            old.unlink(missing_ok=True)

@@ -1,0 +1,115 @@
+"""class_data: which archive a session's JVM maps, which session records one,
+and the archive written by a real JVM (a small one, not Spark: the embedded
+session's use of it is tests/adapter/functional/targets/test_class_data.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import zipfile
+
+import pytest
+
+from dbt.adapters.lakehouse import class_data
+
+SLEEPER = """
+public class Sleeper {
+    public static void main(String[] args) throws Exception {
+        System.out.println("ready");
+        Thread.sleep(Long.parseLong(args[0]));
+    }
+}
+"""
+
+
+def test_the_archive_is_named_for_the_java_and_the_class_path(tmp_path):
+    jar = tmp_path / "a.jar"
+    jar.write_bytes(b"one")
+    java = class_data.java_binary()
+    assert java is not None
+    first = class_data.archive_path(tmp_path, java, [str(jar)])
+    assert first == class_data.archive_path(tmp_path, java, [str(jar)])
+    assert first.parent == tmp_path / "class-data" and first.suffix == ".jsa"
+    # Another jar at the same path (rebuilt), or another class path: another archive.
+    jar.write_bytes(b"two, longer")
+    assert class_data.archive_path(tmp_path, java, [str(jar)]) != first
+    assert class_data.archive_path(tmp_path, java, []) != first
+
+
+def test_one_session_records_at_a_time_and_later_ones_map_the_archive(tmp_path):
+    archive = tmp_path / "class-data" / "spark-x.jsa"
+    jcmd = tmp_path / "jcmd"
+    recording = class_data.ClassData(archive, jcmd)
+    assert recording.jvm_options() == ["-XX:+RecordDynamicDumpInfo", class_data.QUIET]
+    assert recording.lock.read_text() == str(os.getpid())
+    # While it records, another session starts without an archive.
+    assert class_data.ClassData(archive, jcmd).jvm_options() == []
+    # A recording process that died leaves its lock to the next one.
+    recording.lock.write_text("999999999")
+    assert class_data.ClassData(archive, jcmd).jvm_options()[0] == "-XX:+RecordDynamicDumpInfo"
+    recording.lock.unlink()
+    # Without jcmd nothing records.
+    assert class_data.ClassData(archive, None).jvm_options() == []
+    archive.write_bytes(b"archive")
+    assert class_data.ClassData(archive, None).jvm_options() == [
+        f"-XX:SharedArchiveFile={archive}",
+        class_data.QUIET,
+    ]
+
+
+def test_turned_off_by_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv(class_data.ENV_VAR, "0")
+    assert class_data.for_session(tmp_path, []) is None
+
+
+def test_a_recording_jvm_writes_an_archive_that_a_new_jvm_maps(tmp_path):
+    java = class_data.java_binary()
+    if java is None or not java.with_name("jcmd").is_file():
+        pytest.skip("needs a JDK's java and jcmd")
+    (tmp_path / "Sleeper.java").write_text(SLEEPER)
+    subprocess.run([str(java.with_name("javac")), "Sleeper.java"], cwd=tmp_path, check=True)
+    jar = tmp_path / "sleeper.jar"
+    with zipfile.ZipFile(jar, "w") as archive_of_classes:
+        archive_of_classes.write(tmp_path / "Sleeper.class", "Sleeper.class")
+    archive = tmp_path / "cache" / "class-data" / "spark-x.jsa"
+    session = class_data.ClassData(archive, java.with_name("jcmd"))
+    options = session.jvm_options()
+    jvm = subprocess.Popen(
+        [str(java), *options, "-cp", str(jar), "Sleeper", "60000"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert jvm.stdout is not None and jvm.stdout.readline() == "ready\n"
+        told: list[str] = []
+        # A folder with files on the class path: the JVM would exit instead
+        # of writing, so nothing asks it to.
+        guarded = class_data.ClassData(tmp_path / "other" / "spark-y.jsa", java.with_name("jcmd"))
+        assert guarded.jvm_options()[0] == "-XX:+RecordDynamicDumpInfo"
+        assert not guarded.write(jvm.pid, f"{jar}{os.pathsep}{tmp_path}", told.append)
+        assert "a folder is on the class path" in told[-1] and not guarded.lock.exists()
+        assert jvm.poll() is None
+        assert session.write(jvm.pid, str(jar), told.append), told
+        assert "class-data archive" in told[-1]
+    finally:
+        jvm.kill()
+        jvm.wait()
+    # Complete, in place, nothing half-written beside it, the lock gone.
+    assert sorted(p.name for p in archive.parent.iterdir()) == [archive.name]
+    # A JVM with the same class path maps it: -Xshare:on fails when it cannot.
+    mapped = subprocess.run(
+        [
+            str(java),
+            "-Xshare:on",
+            *class_data.ClassData(archive, None).jvm_options(),
+            "-cp",
+            str(jar),
+            "-Xlog:class+load=info",
+            "Sleeper",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert mapped.returncode == 0, mapped.stdout[-2000:] + mapped.stderr[-2000:]
+    assert "Sleeper source: shared objects file (top)" in mapped.stdout
