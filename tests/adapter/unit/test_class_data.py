@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 import zipfile
 
 import pytest
@@ -113,3 +114,22 @@ def test_a_recording_jvm_writes_an_archive_that_a_new_jvm_maps(tmp_path):
     )
     assert mapped.returncode == 0, mapped.stdout[-2000:] + mapped.stderr[-2000:]
     assert "Sleeper source: shared objects file (top)" in mapped.stdout
+
+
+def test_only_the_most_recently_used_archives_are_kept(tmp_path):
+    now = time.time()
+    archives = []
+    for age in range(5):  # hours since last used
+        archive = tmp_path / f"spark-{age}.jsa"
+        archive.write_bytes(b"x")
+        os.utime(archive, (now - age * 3600, now - age * 3600))
+        archives.append(archive)
+    killed = tmp_path / "spark-9.jsa.abc.tmp"  # a dump killed two hours ago
+    killed.write_bytes(b"x")
+    os.utime(killed, (now - 7200, now - 7200))
+    writing = tmp_path / "spark-8.jsa.def.tmp"  # a dump under way
+    writing.write_bytes(b"x")
+    class_data._remove_unused(tmp_path, keep=archives[4])
+    left = sorted(p.name for p in tmp_path.iterdir())
+    # The three most recently used, and the one just written.
+    assert left == ["spark-0.jsa", "spark-1.jsa", "spark-2.jsa", "spark-4.jsa", writing.name], left

@@ -43,8 +43,9 @@ FOLDER = "class-data"
 # The JVM's own CDS messages (an archive it cannot use, classes it skips
 # while dumping) would land in dbt's output.
 QUIET = "-Xlog:cds*=off"
-# An archive unused this long is removed (a new pyspark or Hudi bundle gets a
-# new one; each is 150-200 MB).
+# Archives kept: the most recently used, and none unused this long (a new
+# pyspark, Hudi bundle or class path gets a new one; each is 150-200 MB).
+KEEP = 3
 UNUSED_DAYS = 14
 
 
@@ -198,9 +199,21 @@ def _touch(archive: Path) -> None:
 
 
 def _remove_unused(folder: Path, keep: Path) -> None:
-    """Archives (and leftovers of a killed dump) unused for UNUSED_DAYS. A JVM
-    that maps one keeps its pages: removing the name does not touch them."""
+    """Archives past the KEEP most recently used, or unused for UNUSED_DAYS,
+    and leftovers of a dump that was killed. A JVM that maps one keeps its
+    pages: removing the name does not touch them."""
     cutoff = time.time() - UNUSED_DAYS * 86400
-    for old in folder.glob("spark-*.jsa*"):
-        if old != keep and old.suffix != ".training" and old.stat().st_mtime < cutoff:
+    archives = sorted(folder.glob("spark-*.jsa"), key=_mtime, reverse=True)
+    for old in archives[KEEP:] + [a for a in archives[:KEEP] if _mtime(a) < cutoff]:
+        if old != keep:
             old.unlink(missing_ok=True)
+    for partial in folder.glob("spark-*.jsa.*.tmp"):
+        if _mtime(partial) < time.time() - 3600:
+            partial.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
