@@ -49,6 +49,8 @@ def test_one_session_records_at_a_time_and_later_ones_map_the_archive(tmp_path):
     recording.lock.write_text("999999999")
     assert class_data.ClassData(archive, jcmd).jvm_options()[0] == "-XX:+RecordDynamicDumpInfo"
     recording.lock.unlink()
+    # A session told not to record (the warm server) does not.
+    assert class_data.ClassData(archive, jcmd).jvm_options(record=False) == []
     # Without jcmd nothing records.
     assert class_data.ClassData(archive, None).jvm_options() == []
     archive.write_bytes(b"archive")

@@ -86,13 +86,13 @@ class ClassData:
         self.lock = archive.with_name(archive.name + ".training")
         self.training = False
 
-    def jvm_options(self) -> list[str]:
+    def jvm_options(self, record: bool = True) -> list[str]:
         """The JVM flags for this session (none: no archive, and another
-        session is making it, or no jcmd to make one)."""
+        session is making it, or no jcmd to make one, or not `record`)."""
         if self.archive.is_file():
             _touch(self.archive)
             return [f"-XX:SharedArchiveFile={self.archive}", QUIET]
-        if self.jcmd is None or not self._take_lock():
+        if not record or self.jcmd is None or not self._take_lock():
             return []
         self.training = True
         return ["-XX:+RecordDynamicDumpInfo", QUIET]

@@ -181,8 +181,12 @@ def root_session(
     master: str,
     spark_conf: dict[str, str],
     lock_timeout: float = 60,
+    records_class_data: bool = True,
 ) -> Any:
-    """The process-wide Spark session, started with Hudi on first use."""
+    """The process-wide Spark session, started with Hudi on first use.
+    `records_class_data`: whether, without a class-data archive, it records
+    one to write at the end of its first dbt command (class_data.py); a
+    process without dbt commands (the warm server) only maps one."""
     global _started_for
     # Refuse a pyspark no Hudi bundle exists for here, with a readable error,
     # rather than as a class-loading stack trace from a JVM already started.
@@ -241,7 +245,7 @@ def root_session(
             if class_path:
                 conf["spark.driver.extraClassPath"] = os.pathsep.join(class_path)
             archive = class_data.for_session(hudi_bundle.user_cache_dir(), [*class_path, *jars])
-            options = archive.jvm_options() if archive is not None else []
+            options = archive.jvm_options(records_class_data) if archive is not None else []
             if options:
                 conf[JAVA_OPTIONS] = " ".join([conf[JAVA_OPTIONS], *options])
             _launch_gateway(conf)

@@ -78,6 +78,8 @@ class Server:
             self.settings["master"],
             spark_conf,
             float(self.settings["lake_lock_timeout"]),
+            # It runs no dbt command whose end would write an archive.
+            records_class_data=False,
         )
         jvm = self.session._jvm
         # Set at run time, not on the JVM's command line; the guard reads it
