@@ -60,8 +60,17 @@ def test_one_session_records_at_a_time_and_later_ones_map_the_archive(tmp_path):
     ]
 
 
-def test_turned_off_by_the_environment(tmp_path, monkeypatch):
+def test_turned_off_by_the_environment_or_a_folder_on_the_class_path(tmp_path, monkeypatch):
+    assert class_data.for_session(tmp_path, []) is not None
     monkeypatch.setenv(class_data.ENV_VAR, "0")
+    assert class_data.for_session(tmp_path, []) is None
+    monkeypatch.delenv(class_data.ENV_VAR)
+    folder = tmp_path / "conf"
+    folder.mkdir()
+    assert class_data.for_session(tmp_path, [str(folder)]) is not None  # empty: harmless
+    (folder / "core-site.xml").write_text("<configuration/>")
+    assert class_data.for_session(tmp_path, [str(folder)]) is None
+    monkeypatch.setenv("HADOOP_CONF_DIR", str(folder))
     assert class_data.for_session(tmp_path, []) is None
 
 

@@ -16,9 +16,9 @@ in that session) and, when its first dbt command ends, has the JVM write the
 archive (`jcmd <pid> VM.cds dynamic_dump`, about 9 s, said in the log) to a
 file of its own, moved into place once complete: a half-written archive
 crashes the JVM that maps it (SIGBUS, whatever -Xshare says), so a JVM only
-ever sees a complete one. The JVM exits instead of dumping when a non-empty
-folder is on its class path (a HADOOP_CONF_DIR, a profile's extraClassPath):
-then no archive is written. One session trains at a time (a lock file naming its
+ever sees a complete one. A JVM with a folder holding files on its class path (a
+HADOOP_CONF_DIR, a profile's extraClassPath) can map no archive and exits
+rather than write one: such a session gets none. One session trains at a time (a lock file naming its
 JVM); the others start without an archive meanwhile. Needs `jcmd` (a JDK, not
 a JRE): without it nothing changes. A JVM that cannot use an archive (flags
 that change the heap's layout, for example) runs without it; its messages
@@ -148,11 +148,15 @@ class ClassData:
             self.lock.unlink(missing_ok=True)
 
 
-def for_session(cache_dir: Path, class_path: Iterable[str]) -> ClassData | None:
-    """The archive of a session with this class path; None when turned off or
-    without a Java to key it by."""
+def for_session(cache_dir: Path, class_path: list[str]) -> ClassData | None:
+    """The archive of a session with this class path; None when turned off,
+    without a Java to key it by, or with a folder on the class path."""
     if os.environ.get(ENV_VAR, "1") == "0":
         return None
+    # Folders Spark's launcher puts on the class path besides `class_path`.
+    launcher = [os.environ.get(name, "") for name in ("HADOOP_CONF_DIR", "YARN_CONF_DIR")]
+    if _non_empty_folders(os.pathsep.join([*class_path, *launcher])):
+        return None  # such a JVM can map no archive, and exits rather than write one
     java = java_binary()
     if java is None:
         return None
