@@ -38,6 +38,8 @@ import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from dbt.adapters.lakehouse import warm_state
+
 ENV_VAR = "LAKEHOUSE_CLASS_DATA"
 FOLDER = "class-data"
 # The JVM's own CDS messages (an archive it cannot use, classes it skips
@@ -103,7 +105,8 @@ class ClassData:
             try:
                 fd = os.open(self.lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
-                if _alive(_pid_in(self.lock)):
+                holder = _pid_in(self.lock)
+                if holder is not None and warm_state.alive(holder):
                     return False
                 self.lock.unlink(missing_ok=True)  # a training process that died
                 continue
@@ -180,18 +183,6 @@ def _pid_in(path: Path) -> int | None:
         return int(path.read_text().strip())
     except (OSError, ValueError):
         return None
-
-
-def _alive(pid: int | None) -> bool:
-    if pid is None:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _touch(archive: Path) -> None:
