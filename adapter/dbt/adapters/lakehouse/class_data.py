@@ -4,9 +4,9 @@ at every start.
 
 A cold dbt command on the embedded session spends most of its JVM's first
 seconds loading classes. Java's class-data sharing (CDS) keeps the classes a
-JVM loaded in an archive that later JVMs map at start. Measured on 2 cores (a
-session started, a Hudi table created, written and read, in a new process):
-12.1-12.6 CPU-seconds of the JVM without the archive, 8.2-9.7 with it.
+JVM loaded in an archive that later JVMs map at start (what it saves, and the
+command that measures it: adapter/README.md, "What the embedded session sets
+for speed").
 
 The archive belongs to one Java and one class path (pyspark's jars, the
 driver's extra class path, the session's jars): its name is a digest of them,
@@ -16,13 +16,13 @@ in that session) and, when its first dbt command ends, has the JVM write the
 archive (`jcmd <pid> VM.cds dynamic_dump`, about 9 s, said in the log) to a
 file of its own, moved into place once complete: a half-written archive
 crashes the JVM that maps it (SIGBUS, whatever -Xshare says), so a JVM only
-ever sees a complete one. A JVM with a folder holding files on its class path (a
-HADOOP_CONF_DIR, a profile's extraClassPath) can map no archive and exits
-rather than write one: such a session gets none. One session trains at a time (a lock file naming its
-JVM); the others start without an archive meanwhile. Needs `jcmd` (a JDK, not
-a JRE): without it nothing changes. A JVM that cannot use an archive (flags
-that change the heap's layout, for example) runs without it; its messages
-about that are off.
+ever sees a complete one. One session records at a time (a lock file naming
+its process); the others start without an archive meanwhile. Needs `jcmd` (a
+JDK, not a JRE): without it nothing changes. A session with a folder holding
+files on its class path (a HADOOP_CONF_DIR, a profile's extraClassPath) gets
+none: its JVM could map no archive, and exits rather than write one. A JVM
+that cannot use an archive (flags that change the heap's layout, for example)
+runs without it; its messages about that are off.
 
 LAKEHOUSE_CLASS_DATA=0 turns it off.
 """
