@@ -115,6 +115,11 @@ class ClassData:
             return True
         return False
 
+    def give_up(self) -> None:
+        """Lets another session record (this one writes no archive)."""
+        self.training = False
+        self.lock.unlink(missing_ok=True)
+
     def write(self, jvm_pid: int, class_path: str, notify: Callable[[str], None]) -> bool:
         """Has the training JVM (its class path as it reports it) write the
         archive, then moves it into place; False when it could not (told why)."""
@@ -125,7 +130,7 @@ class ClassData:
         if folder is not None:
             # The JVM would refuse the dump by exiting, mid-session.
             notify(f"class-data archive not written: a folder is on the class path ({folder})")
-            self.lock.unlink(missing_ok=True)
+            self.give_up()
             return False
         partial = self.archive.with_name(f"{self.archive.name}.{uuid.uuid4().hex[:8]}.tmp")
         notify(f"Writing the JVM's class-data archive for faster starts (once): {self.archive}")
@@ -148,7 +153,7 @@ class ClassData:
             partial.unlink(missing_ok=True)
             return False
         finally:
-            self.lock.unlink(missing_ok=True)
+            self.give_up()
 
 
 def for_session(cache_dir: Path, class_path: list[str]) -> ClassData | None:

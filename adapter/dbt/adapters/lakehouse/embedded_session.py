@@ -276,8 +276,11 @@ def write_class_data() -> None:
     at the end of the process's first dbt command (class_data.py)."""
     global _class_data
     archive, _class_data = _class_data, None
+    if archive is None:
+        return  # (every command of a process that records nothing)
     session = _active_session()
-    if archive is None or session is None:
+    if session is None:  # stopped before its first command ended
+        archive.give_up()
         return
     jvm = session._jvm
     pid = jvm.java.lang.ProcessHandle.current().pid()
