@@ -3,8 +3,9 @@ and runs when the first ends; with too short a wait it stops with a clear
 message before touching anything. Neither run corrupts a table.
 
 Each run is `dbt run` as a user starts it (the CLI, one JVM each) on a lake of
-the test's own; the first is held inside its model (a slow query) while the
-second starts.
+the test's own. The first is held inside its model until the test opens a gate
+(a file appears in a folder the model polls), so the outcome never depends on
+how fast the second process starts on a busy machine.
 """
 
 from __future__ import annotations
@@ -21,17 +22,36 @@ from tests.dbt_harness import DbtProject, completed_instants, hudi_jar
 
 DBT = Path(sys.executable).with_name("dbt")
 
-# Every run upserts ids 1..50 with value id * run; `pause_ms` slows the first run
-# down row by row so that the second starts while it holds the lake.
+# Every run upserts ids 1..50 with value id * run. A run given a `gate` folder
+# waits, holding the lake, until a file is in it.
 MODEL = """
     {{ config(materialized='incremental', unique_key='id') }}
+    {% if var('gate', none) %}{{ wait_for_gate(var('gate')) }}{% endif %}
     select id, {{ var('run') }} as run, id * {{ var('run') }} as value
     from (select explode(sequence(1, 50)) as id)
-    where coalesce(reflect('java.lang.Thread', 'sleep', cast({{ var('pause_ms', 0) }} as bigint)), '') is not null
+"""
+
+# Polls the folder through the run's own Spark session (half a second apart, at
+# most ten minutes); Jinja has no while loop, hence the flag in a namespace.
+GATE_MACRO = """
+    {% macro wait_for_gate(folder) %}
+      {% if execute %}
+        {% set state = namespace(open=false) %}
+        {% for _ in range(1200) %}
+          {% if not state.open %}
+            {% set lines = run_query("select count(*) from text.`" ~ folder ~ "`") %}
+            {% set state.open = lines.columns[0].values()[0] > 0 %}
+            {% if not state.open %}
+              {% do run_query("select reflect('java.lang.Thread', 'sleep', cast(500 as bigint))") %}
+            {% endif %}
+          {% endif %}
+        {% endfor %}
+      {% endif %}
+    {% endmacro %}
 """
 
 
-def start(project: DbtProject, run: int, pause_ms: int = 0) -> subprocess.Popen:
+def start(project: DbtProject, run: int, gate: Path | None = None) -> subprocess.Popen:
     log = (project.root / f"run_{run}.log").open("w")
     return subprocess.Popen(
         [
@@ -42,7 +62,7 @@ def start(project: DbtProject, run: int, pause_ms: int = 0) -> subprocess.Popen:
             "--profiles-dir",
             str(project.root),
             "--vars",
-            f"{{run: {run}, pause_ms: {pause_ms}}}",
+            f"{{run: {run}, gate: '{gate or ''}'}}",
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -62,7 +82,21 @@ def own_lake(tmp_path, lock_timeout: float) -> DbtProject:
     profile["lake_test"]["outputs"]["local"]["hudi_jar"] = str(hudi_jar())
     (project.root / "profiles.yml").write_text(yaml.safe_dump(profile))
     project.model("values", MODEL)
+    project.write("macros/gate.sql", GATE_MACRO)
+    (project.root / "gate").mkdir()
     return project
+
+
+def open_gate(project: DbtProject) -> None:
+    (project.root / "gate" / "open.txt").write_text("open\n")
+
+
+def wait_for_output(project: DbtProject, run: int, process: subprocess.Popen, text: str) -> None:
+    deadline = time.monotonic() + 300
+    while text not in output(project, run):
+        assert process.poll() is None, output(project, run)
+        assert time.monotonic() < deadline, f"run {run} never printed {text!r}"
+        time.sleep(0.2)
 
 
 def wait_for_lock_holder(project: DbtProject, first: subprocess.Popen) -> None:
@@ -81,12 +115,15 @@ def wait_for_lock_holder(project: DbtProject, first: subprocess.Popen) -> None:
 
 def test_the_second_run_waits_for_the_lake_then_runs(tmp_path):
     project = own_lake(tmp_path, lock_timeout=600)
-    first = start(project, 1, pause_ms=100)
-    wait_for_lock_holder(project, first)
-    second = start(project, 2)
+    first = start(project, 1, gate=project.root / "gate")
+    try:
+        wait_for_lock_holder(project, first)
+        second = start(project, 2)
+        wait_for_output(project, 2, second, "is in use by another process")
+    finally:
+        open_gate(project)
     assert first.wait(600) == 0, output(project, 1)
     assert second.wait(600) == 0, output(project, 2)
-    assert "is in use by another process" in output(project, 2)
     # Both wrote, one after the other: two commits, the second run's values.
     assert [a for _, _, a in completed_instants(project.table_dir("values"))] == [
         "commit",
@@ -96,12 +133,13 @@ def test_the_second_run_waits_for_the_lake_then_runs(tmp_path):
 
 def test_the_second_run_stops_with_a_clear_message_when_the_wait_is_over(tmp_path):
     project = own_lake(tmp_path, lock_timeout=1)
-    first = start(project, 1, pause_ms=200)
+    first = start(project, 1, gate=project.root / "gate")
     try:
         wait_for_lock_holder(project, first)
         second = start(project, 2)
         assert second.wait(600) != 0
     finally:
+        open_gate(project)
         first.wait(600)
     message = output(project, 2)
     assert (
