@@ -220,7 +220,7 @@ def root_session(
             conf.update(storage.session_defaults(location))
             if "spark.local.dir" not in spark_conf:
                 # Not /tmp, where a killed run's copies of the jars stayed.
-                conf["spark.local.dir"] = str(spark_local_dir.session_local_dir(lake))
+                conf.update(spark_local_dir.session_conf(lake))
             conf.update(spark_conf)
             if spark_conf.get(JAVA_OPTIONS):
                 # The profile's JVM flags after the session's own, not instead

@@ -11,6 +11,11 @@ starts removes the folders of this host's processes that are gone, so what a
 killed run left goes with the next run on the lake. (The host in the name:
 a lake folder on a shared disk may be used from several machines, whose
 process ids say nothing here.)
+
+The Hive client of the session's catalog makes a `<session id>_resources`
+folder in java.io.tmpdir when it starts and never removes it, however the JVM
+ends: one more empty folder in /tmp for every session. It goes in the
+process's folder too.
 """
 
 from __future__ import annotations
@@ -46,3 +51,12 @@ def session_local_dir(lake: Path) -> Path:
     own = root / f"{host}-{os.getpid()}"
     own.mkdir(exist_ok=True)
     return own
+
+
+def session_conf(lake: Path) -> dict[str, str]:
+    """The settings that put the session's scratch folders in its own folder under `lake`."""
+    own = session_local_dir(lake)
+    return {
+        "spark.local.dir": str(own),
+        "spark.hadoop.hive.downloaded.resources.dir": str(own / "hive-resources"),
+    }
