@@ -61,6 +61,8 @@ def test_one_session_records_at_a_time_and_later_ones_map_the_archive(tmp_path):
 
 
 def test_turned_off_by_the_environment_or_a_folder_on_the_class_path(tmp_path, monkeypatch):
+    for name in ("SPARK_HOME", "SPARK_CONF_DIR", "SPARK_DIST_CLASSPATH", "HADOOP_CONF_DIR"):
+        monkeypatch.delenv(name, raising=False)
     assert class_data.for_session(tmp_path, []) is not None
     monkeypatch.setenv(class_data.ENV_VAR, "0")
     assert class_data.for_session(tmp_path, []) is None
@@ -72,6 +74,14 @@ def test_turned_off_by_the_environment_or_a_folder_on_the_class_path(tmp_path, m
     assert class_data.for_session(tmp_path, [str(folder)]) is None
     monkeypatch.setenv("HADOOP_CONF_DIR", str(folder))
     assert class_data.for_session(tmp_path, []) is None
+    monkeypatch.delenv("HADOOP_CONF_DIR")
+    # Spark's launcher puts its configuration folder first on the class path
+    # (seen in the JVM's java.class.path): a spark-defaults.conf there too.
+    monkeypatch.setenv("SPARK_CONF_DIR", str(folder))
+    assert class_data.for_session(tmp_path, []) is None
+    monkeypatch.delenv("SPARK_CONF_DIR")
+    monkeypatch.setenv("SPARK_HOME", str(tmp_path))
+    assert class_data.for_session(tmp_path, []) is None  # SPARK_HOME/conf is the folder
 
 
 def test_a_recording_jvm_writes_an_archive_that_a_new_jvm_maps(tmp_path):

@@ -19,10 +19,10 @@ crashes the JVM that maps it (SIGBUS, whatever -Xshare says), so a JVM only
 ever sees a complete one. One session records at a time (a lock file naming
 its process); the others start without an archive meanwhile. Needs `jcmd` (a
 JDK, not a JRE): without it nothing changes. A session with a folder holding
-files on its class path (a HADOOP_CONF_DIR, a profile's extraClassPath) gets
-none: its JVM could map no archive, and exits rather than write one. A JVM
-that cannot use an archive (flags that change the heap's layout, for example)
-runs without it; its messages about that are off.
+files on its class path (SPARK_CONF_DIR, HADOOP_CONF_DIR, a profile's
+extraClassPath) gets none: its JVM could map no archive, and exits rather
+than write one. A JVM that cannot use an archive (flags that change the
+heap's layout, for example) runs without it; its messages about that are off.
 
 LAKEHOUSE_CLASS_DATA=0 turns it off.
 """
@@ -161,15 +161,27 @@ def for_session(cache_dir: Path, class_path: list[str]) -> ClassData | None:
     without a Java to key it by, or with a folder on the class path."""
     if os.environ.get(ENV_VAR, "1") == "0":
         return None
-    # Folders Spark's launcher puts on the class path besides `class_path`.
-    launcher = [os.environ.get(name, "") for name in ("HADOOP_CONF_DIR", "YARN_CONF_DIR")]
-    if _non_empty_folders(os.pathsep.join([*class_path, *launcher])):
+    if _non_empty_folders(os.pathsep.join([*class_path, *launcher_class_path()])):
         return None  # such a JVM can map no archive, and exits rather than write one
     java = java_binary()
     if java is None:
         return None
     jcmd = java.with_name("jcmd")
     return ClassData(archive_path(cache_dir, java, class_path), jcmd if jcmd.is_file() else None)
+
+
+def launcher_class_path() -> list[str]:
+    """What Spark's launcher puts on the driver's class path besides the
+    session's jars: Spark's configuration folder (SPARK_CONF_DIR, else
+    SPARK_HOME's conf/, which a pip-installed pyspark does not have), the
+    distribution's extra class path, and Hadoop's and YARN's configuration
+    folders."""
+    import pyspark
+
+    spark_home = os.environ.get("SPARK_HOME") or str(Path(pyspark.__file__).parent)
+    conf_dir = os.environ.get("SPARK_CONF_DIR") or os.path.join(spark_home, "conf")
+    names = ("SPARK_DIST_CLASSPATH", "HADOOP_CONF_DIR", "YARN_CONF_DIR")
+    return [conf_dir, *(os.environ.get(name, "") for name in names)]
 
 
 def _non_empty_folders(class_path: str) -> list[str]:
