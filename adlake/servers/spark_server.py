@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,7 @@ from adlake.servers import catalog, processes, tls_front
 from adlake.servers.catalog import free_port  # a free port on 127.0.0.1
 from adlake.servers.processes import LOOPBACK, port_open, write_private
 from dbt.adapters.lakehouse import hudi_bundle, local_hadoop_conf
+from dbt.adapters.lakehouse.spark_local_dir import HIVE_RESOURCES
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
 
 MAINS = {
@@ -98,6 +100,12 @@ class Files:
     @property
     def tls(self) -> Path:
         return self.root / "tls"
+
+    @property
+    def scratch(self) -> Path:
+        """Spark's scratch files, and the folder the catalog's Hive client
+        makes at start and never removes: here, not in /tmp."""
+        return self.root / f"{self.kind}-scratch"
 
 
 def default_dir(kind: str) -> Path:
@@ -157,6 +165,11 @@ def server_conf(kind: str, root: Path, master: str, catalog_dir: Path | None) ->
     # the server's code too (Connect's plans ship its lambdas).
     conf["spark.executor.extraClassPath"] = conf["spark.driver.extraClassPath"]
     conf["spark.app.name"] = f"adlake-{kind}"
+    scratch = Files(root, kind).scratch
+    conf["spark.local.dir"] = str(scratch)
+    # A folder per client session (the Thrift server opens a Hive session for
+    # each, and removes its folder when it closes); Hive fills in the id.
+    conf["spark.hadoop.hive.downloaded.resources.dir"] = f"{scratch}/{HIVE_RESOURCES}"
     # The driver on loopback whatever the master: the cluster is local too.
     conf["spark.driver.bindAddress"] = LOOPBACK
     conf["spark.driver.host"] = LOOPBACK
@@ -196,6 +209,7 @@ def start(
     token = _token(kind, token_env, bind)
     if port_open(port, LOOPBACK):
         raise ServerError(f"port {port} is already in use on {LOOPBACK}")
+    shutil.rmtree(files.scratch, ignore_errors=True)  # what a killed server left
     conf = server_conf(kind, files.root, master, catalog_dir)
     served = free_port() if token else port  # behind the TLS front, a port of its own
     if kind == "connect":

@@ -26,6 +26,10 @@ import socket
 from pathlib import Path
 
 FOLDER = ".spark-local"
+# Hive's own name for it (it fills in the id), in the folder given: a process
+# may open several Hive sessions (the Thrift server, one per client session,
+# removes each one's folder when it closes).
+HIVE_RESOURCES = "${hive.session.id}_resources"
 
 
 def _alive(pid: int) -> bool:
@@ -58,5 +62,5 @@ def session_conf(lake: Path) -> dict[str, str]:
     own = session_local_dir(lake)
     return {
         "spark.local.dir": str(own),
-        "spark.hadoop.hive.downloaded.resources.dir": str(own / "hive-resources"),
+        "spark.hadoop.hive.downloaded.resources.dir": f"{own}/{HIVE_RESOURCES}",
     }

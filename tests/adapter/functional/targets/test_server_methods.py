@@ -38,7 +38,13 @@ def servers(tmp_path_factory):
     yield server
     for method, _, lake in started.values():
         spark_server.stop(method, lake)
+    for method, _, lake in started.values():
         assert spark_server.status(method, lake) is None
+        # The Hive client's folders are in the server's own folder, not in
+        # /tmp: the catalog's, never removed (a client session's is removed
+        # when it closes).
+        scratch = spark_server.Files(lake.resolve(), method).scratch
+        assert list(scratch.glob("*_resources")), list(scratch.iterdir())
 
 
 @pytest.fixture(scope="module", params=["session", *METHODS])
