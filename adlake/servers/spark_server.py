@@ -46,8 +46,8 @@ from adlake.servers import catalog, processes, tls_front
 from adlake.servers.catalog import free_port  # a free port on 127.0.0.1
 from adlake.servers.processes import LOOPBACK, port_open, write_private
 from dbt.adapters.lakehouse import hudi_bundle, local_hadoop_conf
-from dbt.adapters.lakehouse.spark_local_dir import HIVE_RESOURCES
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
+from dbt.adapters.lakehouse.spark_local_dir import HIVE_RESOURCES
 
 MAINS = {
     "thrift": "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
