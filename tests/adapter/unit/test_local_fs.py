@@ -5,7 +5,7 @@ local_hadoop_conf: which sessions leave YARN's defaults out."""
 
 import zipfile
 
-from dbt.adapters.lakehouse import local_fs, local_hadoop_conf
+from dbt.adapters.lakehouse import jdk, local_fs, local_hadoop_conf
 
 
 def test_a_cluster_master_keeps_hadoops_file_system(tmp_path):
@@ -16,7 +16,7 @@ def test_a_cluster_master_keeps_hadoops_file_system(tmp_path):
 
 def test_without_javac_the_session_keeps_hadoops_and_says_why(tmp_path, monkeypatch):
     monkeypatch.delenv("JAVA_HOME", raising=False)
-    monkeypatch.setattr(local_fs.shutil, "which", lambda name: None)
+    monkeypatch.setattr(jdk.shutil, "which", lambda name: None)
     told = []
     assert local_fs.session_conf("local[2]", tmp_path, told.append) == {}
     assert told and "no javac" in told[0] and "chmod" in told[0]

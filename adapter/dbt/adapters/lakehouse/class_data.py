@@ -31,14 +31,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
 import time
 import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from dbt.adapters.lakehouse import warm_state
+from dbt.adapters.lakehouse import jdk, warm_state
 
 ENV_VAR = "LAKEHOUSE_CLASS_DATA"
 FOLDER = "class-data"
@@ -52,12 +51,8 @@ UNUSED_DAYS = 14
 
 
 def java_binary() -> Path | None:
-    """The `java` pyspark starts: JAVA_HOME's, else the one on PATH."""
-    home = os.environ.get("JAVA_HOME")
-    found = Path(home) / "bin" / "java" if home else None
-    if found is None or not found.is_file():
-        on_path = shutil.which("java")
-        found = Path(on_path) if on_path else None
+    """The `java` pyspark starts, resolved (a JDK's path, not a link to it)."""
+    found = jdk.tool("java")
     return found.resolve() if found is not None else None
 
 

@@ -17,13 +17,12 @@ JDK the session keeps Hadoop's class, and the debug log says why.
 from __future__ import annotations
 
 import hashlib
-import os
-import shutil
 import subprocess
 import tempfile
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
+
+from dbt.adapters.lakehouse import jdk
 
 CLASS_NAME = "lakehouse.hadoop.NioLocalFileSystem"
 SOURCE = Path(__file__).with_name("java") / "NioLocalFileSystem.java"
@@ -37,10 +36,8 @@ def _hadoop_client_jar() -> Path | None:
 
 
 def _javac() -> str | None:
-    home = os.environ.get("JAVA_HOME")
-    if home and (Path(home) / "bin" / "javac").is_file():
-        return str(Path(home) / "bin" / "javac")
-    return shutil.which("javac")
+    found = jdk.tool("javac")
+    return str(found) if found else None
 
 
 def compile_jar(javac: str, source: Path, classpath: Path, target: Path) -> None:
@@ -58,13 +55,13 @@ def compile_jar(javac: str, source: Path, classpath: Path, target: Path) -> None
             text=True,
             timeout=120,
         )
-        # Written beside its place and renamed: another process starting at
-        # the same time sees all of the jar or none of it.
-        partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        with zipfile.ZipFile(partial, "w") as archive:  # a jar is a zip; no manifest is needed
-            for path in sorted(classes.rglob("*.class")):
-                archive.write(path, path.relative_to(classes).as_posix())
-        os.replace(partial, target)
+        jdk.write_jar(
+            target,
+            (
+                (path.relative_to(classes).as_posix(), path.read_bytes())
+                for path in sorted(classes.rglob("*.class"))
+            ),
+        )
 
 
 def jar(cache_dir: Path, notify: Callable[[str], None]) -> Path | None:

@@ -22,9 +22,9 @@ other JVMs, and a cluster manager may be YARN.
 from __future__ import annotations
 
 import hashlib
-import os
-import zipfile
 from pathlib import Path
+
+from dbt.adapters.lakehouse import jdk
 
 FOLDER = Path(__file__).with_name("hadoop_local")
 RESOURCE = "yarn-default.xml"
@@ -41,12 +41,7 @@ def jar(cache_dir: Path) -> Path | None:
     target = cache_dir / f"lakehouse-hadoop-local-{hashlib.sha256(content).hexdigest()[:12]}.jar"
     if target.is_file():
         return target
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    # Written aside and moved into place: another process may read it meanwhile.
-    partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    with zipfile.ZipFile(partial, "w") as archive:
-        archive.writestr(RESOURCE, content)
-    os.replace(partial, target)
+    jdk.write_jar(target, [(RESOURCE, content)])
     return target
 
 
