@@ -233,15 +233,16 @@ def run(
     events: int = 20_000,
     seed: int = 7,
     catalog_dir: Path | None = None,
-    after_target: Callable[[str, int | None], None] | None = None,
+    after_target: Callable[[str, dict[str, int]], None] | None = None,
     batches_checked_on: Iterable[str] | None = None,
 ) -> dict:
     """Builds the warehouse on each target; returns each target's figures and
     the differences from the first; raises TargetFailed on any failure.
     With `catalog_dir`, the servers share a catalog run from that folder
     (which PostgreSQL's account must reach: see adlake.servers.catalog).
-    `after_target(target, port)` runs after each target's build, its server
-    still up (a test runs more against it). `batches_checked_on`: the
+    `after_target(target, ports)` runs after each target's build, with the
+    ports of the servers up then (the target's own among them): a test runs
+    more against them. `batches_checked_on`: the
     targets whose batch builds run their data tests, and no `dbt test` after
     (the others are checked whole once, after their last batch); by default
     every target does both."""
@@ -273,7 +274,7 @@ def run(
                     test_after=both or target not in checked,
                 )
                 if after_target is not None:
-                    after_target(target, port)
+                    after_target(target, dict(servers.ports))
     reference = targets[0]
     for target in targets:
         results[target]["differences"] = compare(results[reference]["ads"], results[target]["ads"])

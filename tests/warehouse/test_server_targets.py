@@ -1,7 +1,14 @@
-"""The warehouse on `connect` and on `thrift`, on a shared catalog: two small
-batches and `dbt test` on each, every server and the catalog started and
-stopped here (adlake.runner.compare_targets, whose full comparison of every target,
-the cluster's included, is `python -m adlake.runner.compare_targets`)."""
+"""The warehouse on `connect` and on `thrift`, on a shared catalog, each
+server and the catalog started and stopped here. Two small batches on the
+Connect server, each built with its data tests, the Thrift server (the BI
+readers' way in) reading the same ADS rows after each one
+(adlake.runner.compare_targets, whose full comparison of every target, the
+cluster's included, is `python -m adlake.runner.compare_targets`); then the
+same two batches built on the Thrift server by the README's runner (what
+`make run` runs, on the repository's `thrift` profile), its data tests after
+each batch, and its ADS tables equal to the Connect session's, row by row.
+(The runner once built a batch of its own on the Connect server besides:
+one whole warehouse more than the comparison needs.)"""
 
 from __future__ import annotations
 
@@ -15,25 +22,37 @@ from pathlib import Path
 
 from adlake import ROOT
 from adlake.runner import compare_targets
+from adlake.runner.readers import query_function
 from adlake.servers import catalog
 from tests.adapter.functional.targets.test_shared_catalog import processes_mentioning
+
+BATCHES, EVENTS = 2, 3000
 
 
 def run_the_readme_runner(work: Path, port: int) -> subprocess.CompletedProcess:
     """`python -m adlake.runner.warehouse` (what `make run` runs) on the
-    repository's `connect` profile against this server, with JAVA_HOME
+    repository's `thrift` profile against this server, with JAVA_HOME
     pointing nowhere: any JVM it tried to start beside the server would
-    fail the run."""
+    fail the run. The generator's data is that of compare_targets' run (the
+    same seed, events and batches)."""
     env = {
         **os.environ,
-        "ADLAKE_TARGET": "connect",
-        "ADLAKE_CONNECT_PORT": str(port),
+        "ADLAKE_TARGET": "thrift",
+        "ADLAKE_THRIFT_PORT": str(port),
         "ADLAKE_LAKE_DIR": str(work),
         "DBT_PROFILES_DIR": str(ROOT / "profiles"),
         "JAVA_HOME": str(work / "no-java"),
     }
     return subprocess.run(
-        [sys.executable, "-m", "adlake.runner.warehouse", "--batches", "1", "--events", "2000"],
+        [
+            sys.executable,
+            "-m",
+            "adlake.runner.warehouse",
+            "--batches",
+            str(BATCHES),
+            "--events",
+            str(EVENTS),
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -50,22 +69,25 @@ def test_warehouse_on_connect_and_thrift_share_a_catalog(tmp_path, monkeypatch, 
     catalog_dir = Path(tempfile.mkdtemp(prefix="adlake-catalog-"))
     catalog_dir.chmod(0o755)
     runner: list[subprocess.CompletedProcess] = []
+    thrift_ads: list[dict] = []
 
-    def also_the_runner(target: str, port: int | None) -> None:
-        if target == "connect" and port is not None:
-            runner.append(run_the_readme_runner(tmp_path / "runner", port))
+    def then_the_runner_on_thrift(target: str, ports: dict[str, int]) -> None:
+        # The Thrift server compare_targets started for the BI readers' checks.
+        runner.append(run_the_readme_runner(tmp_path / "runner", ports["thrift"]))
+        if runner[0].returncode == 0:
+            query = query_function("thrift", ports["thrift"])
+            thrift_ads.append(compare_targets.ads_rows(query, "adlake"))
 
     try:
         results = compare_targets.run(
-            ["connect", "thrift"],
+            ["connect"],
             tmp_path,
-            batches=2,
-            events=3000,
+            batches=BATCHES,
+            events=EVENTS,
             catalog_dir=catalog_dir,
-            after_target=also_the_runner,
-            # The checks of each batch (of what it wrote) on one server; on
-            # the other, whole tables once: every data test on each
-            # connection, each run once.
+            after_target=then_the_runner_on_thrift,
+            # Each batch's build checks what it wrote; the runner's checks
+            # on Thrift read whole tables: every data test on each connection.
             batches_checked_on=["connect"],
         )
     finally:
@@ -78,23 +100,26 @@ def test_warehouse_on_connect_and_thrift_share_a_catalog(tmp_path, monkeypatch, 
     # Each batch's totals equalled the truth (the run raises otherwise), and
     # the Thrift server read the ADS rows the Connect session wrote.
     assert "connect: batch 2: the Thrift server reads the same ADS rows" in out
-    # Connect's batch builds ran their data tests; Thrift's left them to its
-    # `dbt test`, the only one.
     built = dict(re.findall(r"^(\w+): batch 2/2 built \[([^]]*)\]", out, re.M))
-    assert "pass" in built["connect"] and "pass" not in built["thrift"], built
-    assert re.findall(r"^(\w+): dbt test ", out, re.M) == ["thrift"], out[-3000:]
-    for target in ("connect", "thrift"):
-        figures = results[target]
-        assert figures["differences"] == []
-        assert "pass" in figures["tests"] and "fail" not in figures["tests"], figures["tests"]
-        assert "error" not in figures["tests"], figures["tests"]
-        assert sum(len(rows) for rows in figures["ads"].values()) > 0
-    # Both targets wrote into the one warehouse folder of the catalog, in
-    # schemas of their own.
-    assert results["connect"]["ads"] == results["thrift"]["ads"]
-    # The README's runner built a batch on the Connect server and summarized
-    # it through the server: totals equal to the generator's truth.
+    assert "pass" in built["connect"], built
+    figures = results["connect"]
+    assert "fail" not in figures["tests"] and "error" not in figures["tests"], figures["tests"]
+    assert sum(len(rows) for rows in figures["ads"].values()) > 0
+
+    # The README's runner built both batches on the Thrift server, each
+    # with its data tests, and summarized them through the server: totals
+    # equal to the generator's truth.
     [run] = runner
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "1 batches on target connect" in run.stdout
+    assert f"{BATCHES} batches on target thrift" in run.stdout
     assert "(ok)" in run.stdout and "MISMATCH" not in run.stdout, run.stdout[-3000:]
+    checked = re.findall(
+        r"^batch \d+/\d+: .*checked \(whole tables\).*\[([^]]*)\]$", run.stdout, re.M
+    )
+    assert len(checked) == BATCHES, run.stdout[-3000:]
+    for tally in checked:
+        assert "pass" in tally and "fail" not in tally and "error" not in tally, tally
+    # The two servers built the same ADS tables, row by row, in schemas of
+    # their own in the one catalog.
+    [ads] = thrift_ads
+    assert compare_targets.compare(figures["ads"], ads) == []
