@@ -47,7 +47,7 @@ from adlake.servers.catalog import free_port  # a free port on 127.0.0.1
 from adlake.servers.processes import LOOPBACK, port_open, write_private
 from dbt.adapters.lakehouse import hudi_bundle, local_hadoop_conf
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
-from dbt.adapters.lakehouse.spark_local_dir import HIVE_RESOURCES
+from dbt.adapters.lakehouse.spark_local_dir import scratch_conf
 
 MAINS = {
     "thrift": "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
@@ -165,11 +165,9 @@ def server_conf(kind: str, root: Path, master: str, catalog_dir: Path | None) ->
     # the server's code too (Connect's plans ship its lambdas).
     conf["spark.executor.extraClassPath"] = conf["spark.driver.extraClassPath"]
     conf["spark.app.name"] = f"adlake-{kind}"
-    scratch = Files(root, kind).scratch
-    conf["spark.local.dir"] = str(scratch)
-    # A folder per client session (the Thrift server opens a Hive session for
-    # each, and removes its folder when it closes); Hive fills in the id.
-    conf["spark.hadoop.hive.downloaded.resources.dir"] = f"{scratch}/{HIVE_RESOURCES}"
+    # A Hive folder per client session in it (the Thrift server opens a Hive
+    # session for each, and removes its folder when it closes).
+    conf.update(scratch_conf(Files(root, kind).scratch))
     # The driver on loopback whatever the master: the cluster is local too.
     conf["spark.driver.bindAddress"] = LOOPBACK
     conf["spark.driver.host"] = LOOPBACK

@@ -140,7 +140,7 @@ def test_a_recording_jvm_writes_an_archive_that_a_new_jvm_maps(tmp_path):
 def test_only_the_most_recently_used_archives_are_kept(tmp_path):
     now = time.time()
     archives = []
-    for age in range(5):  # hours since last used
+    for age in range(class_data.KEEP + 2):  # hours since last used
         archive = tmp_path / f"spark-{age}.jsa"
         archive.write_bytes(b"x")
         os.utime(archive, (now - age * 3600, now - age * 3600))
@@ -150,7 +150,8 @@ def test_only_the_most_recently_used_archives_are_kept(tmp_path):
     os.utime(killed, (now - 7200, now - 7200))
     writing = tmp_path / "spark-8.jsa.def.tmp"  # a dump under way
     writing.write_bytes(b"x")
-    class_data._remove_unused(tmp_path, keep=archives[4])
+    class_data._remove_unused(tmp_path, keep=archives[-1])
     left = sorted(p.name for p in tmp_path.iterdir())
-    # The three most recently used, and the one just written.
-    assert left == ["spark-0.jsa", "spark-1.jsa", "spark-2.jsa", "spark-4.jsa", writing.name], left
+    # The KEEP most recently used, and the one just written.
+    kept = [a.name for a in archives[: class_data.KEEP]] + [archives[-1].name]
+    assert left == sorted([*kept, writing.name]), left

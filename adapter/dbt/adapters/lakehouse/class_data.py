@@ -46,7 +46,11 @@ FOLDER = "class-data"
 QUIET = "-Xlog:cds*=off"
 # Archives kept: the most recently used, and none unused this long (a new
 # pyspark, Hudi bundle or class path gets a new one; each is 150-200 MB).
-KEEP = 3
+# One machine can use several at once: this repository's test suite uses
+# four (the plain session, one with the S3 jars, an installed wheel's
+# virtualenv, ...), and with three kept it removed and recorded one of them
+# again mid-run.
+KEEP = 5
 UNUSED_DAYS = 14
 
 

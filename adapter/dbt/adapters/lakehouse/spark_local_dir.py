@@ -59,8 +59,14 @@ def session_local_dir(lake: Path) -> Path:
 
 def session_conf(lake: Path) -> dict[str, str]:
     """The settings that put the session's scratch folders in its own folder under `lake`."""
-    own = session_local_dir(lake)
+    return scratch_conf(session_local_dir(lake))
+
+
+def scratch_conf(folder: Path) -> dict[str, str]:
+    """The settings that put a Spark application's scratch files, and the
+    folders its Hive client makes (one per Hive session, which Hive names),
+    in `folder`."""
     return {
-        "spark.local.dir": str(own),
-        "spark.hadoop.hive.downloaded.resources.dir": f"{own}/{HIVE_RESOURCES}",
+        "spark.local.dir": str(folder),
+        "spark.hadoop.hive.downloaded.resources.dir": f"{folder}/{HIVE_RESOURCES}",
     }

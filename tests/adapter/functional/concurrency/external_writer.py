@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -34,6 +33,9 @@ def main() -> None:
     table_path, database, partition, stop_file, jar, settings = sys.argv[1:7]
     conf = json.loads(os.environ.get("EXTERNAL_WRITER_SPARK_CONF", "{}"))
     jars = ",".join(filter(None, [jar, conf.pop("spark.jars", "")]))
+    # Its catalog's warehouse and Spark's scratch files beside its stop file,
+    # in the test's own folder (not /tmp, where nothing removes them).
+    own = Path(stop_file).with_name(f"external_writer_{partition}")
     builder = SparkSession.builder
     for key, value in conf.items():
         builder = builder.config(key, value)
@@ -48,7 +50,8 @@ def main() -> None:
             "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.hudi.catalog.HoodieCatalog"
         )
         .config("spark.sql.catalogImplementation", "in-memory")
-        .config("spark.sql.warehouse.dir", tempfile.mkdtemp(prefix="external_writer_"))
+        .config("spark.sql.warehouse.dir", str(own / "warehouse"))
+        .config("spark.local.dir", str(own / "scratch"))
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.ui.enabled", "false")
         .getOrCreate()
