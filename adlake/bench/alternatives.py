@@ -177,12 +177,12 @@ def spark_settings(lake: Path, driver_memory: str, hudi: bool) -> dict[str, str]
     adapter's own local file system, which spares a child process per file
     created, is the adapter's and stays out.)"""
     from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
-    from dbt.adapters.lakehouse.spark_local_dir import scratch_conf
+    from dbt.adapters.lakehouse.spark_local_dir import JAVA_OPTIONS, scratch_conf
 
     conf = hudi_session_conf(lake, hudi_jar(), "local[*]")
     # Spark's and the Hive client's scratch folders in the lake, not in /tmp
     # (the Hive client never removes its folder).
-    conf.update(scratch_conf(lake / "scratch"))
+    conf.update(scratch_conf(lake / "scratch", conf[JAVA_OPTIONS]))
     conf["spark.driver.memory"] = driver_memory
     conf["spark.app.name"] = "adlake-bench-alternatives"
     if not hudi:

@@ -23,7 +23,7 @@ from adlake import ROOT
 from dbt.adapters.lakehouse import hudi_bundle
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
-from dbt.adapters.lakehouse.spark_local_dir import scratch_conf
+from dbt.adapters.lakehouse.spark_local_dir import JAVA_OPTIONS, scratch_conf
 
 SYNC = ("hoodie.datasource.meta.sync.enable", "hoodie.datasource.hive_sync.enable")
 MARKERS = ("hoodie.embed.timeline.server", "hoodie.write.markers.type")
@@ -42,7 +42,8 @@ def session(lake: Path):
     jar = hudi_bundle.locate(cache_dir=ROOT / ".cache" / "jars")
     builder = SparkSession.builder
     # Spark's and the Hive client's scratch folders in the lake, not in /tmp.
-    conf = {**hudi_session_conf(lake, jar, "local[*]"), **scratch_conf(lake / "scratch")}
+    conf = hudi_session_conf(lake, jar, "local[*]")
+    conf.update(scratch_conf(lake / "scratch", conf[JAVA_OPTIONS]))
     for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.enableHiveSupport().getOrCreate()

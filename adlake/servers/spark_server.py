@@ -47,7 +47,7 @@ from adlake.servers.catalog import free_port  # a free port on 127.0.0.1
 from adlake.servers.processes import LOOPBACK, port_open, write_private
 from dbt.adapters.lakehouse import hudi_bundle, local_hadoop_conf
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
-from dbt.adapters.lakehouse.spark_local_dir import scratch_conf
+from dbt.adapters.lakehouse.spark_local_dir import JAVA_OPTIONS, scratch_conf
 
 MAINS = {
     "thrift": "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
@@ -167,7 +167,7 @@ def server_conf(kind: str, root: Path, master: str, catalog_dir: Path | None) ->
     conf["spark.app.name"] = f"adlake-{kind}"
     # A Hive folder per client session in it (the Thrift server opens a Hive
     # session for each, and removes its folder when it closes).
-    conf.update(scratch_conf(Files(root, kind).scratch))
+    conf.update(scratch_conf(Files(root, kind).scratch, conf[JAVA_OPTIONS]))
     # The driver on loopback whatever the master: the cluster is local too.
     conf["spark.driver.bindAddress"] = LOOPBACK
     conf["spark.driver.host"] = LOOPBACK

@@ -213,14 +213,14 @@ def root_session(
             if not shares_catalog(spark_conf):
                 lake_lock.acquire(lake, lock_timeout, notify=logger.info)
             conf = hudi_session_conf(lake, jar, master)
-            own_java_options = conf[JAVA_OPTIONS]
             # Hadoop's local file system without a child process per file created.
             file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
             conf.update(file_system)
             conf.update(storage.session_defaults(location))
             if "spark.local.dir" not in spark_conf:
                 # Not /tmp, where a killed run's copies of the jars stayed.
-                conf.update(spark_local_dir.session_conf(lake))
+                conf.update(spark_local_dir.session_conf(lake, conf[JAVA_OPTIONS]))
+            own_java_options = conf[JAVA_OPTIONS]
             conf.update(spark_conf)
             if spark_conf.get(JAVA_OPTIONS):
                 # The profile's JVM flags after the session's own, not instead

@@ -15,7 +15,10 @@ process ids say nothing here.)
 The Hive client of the session's catalog makes a `<session id>_resources`
 folder in java.io.tmpdir when it starts and never removes it, however the JVM
 ends: one more empty folder in /tmp for every session. It goes in the
-process's folder too.
+process's folder too, and so does the rest of the JVM's java.io.tmpdir: what
+the JVM makes there as it starts and removes as it shuts down (spark-submit's
+`spark-<uuid>` folder, lz4's native library, 600 KB) stayed in /tmp after
+each killed run.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ FOLDER = ".spark-local"
 # may open several Hive sessions (the Thrift server, one per client session,
 # removes each one's folder when it closes).
 HIVE_RESOURCES = "${hive.session.id}_resources"
+JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 
 
 def _alive(pid: int) -> bool:
@@ -57,16 +61,21 @@ def session_local_dir(lake: Path) -> Path:
     return own
 
 
-def session_conf(lake: Path) -> dict[str, str]:
-    """The settings that put the session's scratch folders in its own folder under `lake`."""
-    return scratch_conf(session_local_dir(lake))
+def session_conf(lake: Path, java_options: str) -> dict[str, str]:
+    """The settings that put the session's scratch folders in its own folder
+    under `lake` (`java_options`: the driver's JVM flags so far)."""
+    return scratch_conf(session_local_dir(lake), java_options)
 
 
-def scratch_conf(folder: Path) -> dict[str, str]:
-    """The settings that put a Spark application's scratch files, and the
-    folders its Hive client makes (one per Hive session, which Hive names),
-    in `folder`."""
+def scratch_conf(folder: Path, java_options: str) -> dict[str, str]:
+    """The settings that put a Spark application's scratch files, the folders
+    its Hive client makes (one per Hive session, which Hive names) and its
+    driver JVM's temporary files in `folder` (made here: the JVM needs its
+    temporary folder to exist); `java_options` are the driver's JVM flags so
+    far, which the setting returned keeps."""
+    folder.mkdir(parents=True, exist_ok=True)
     return {
         "spark.local.dir": str(folder),
         "spark.hadoop.hive.downloaded.resources.dir": f"{folder}/{HIVE_RESOURCES}",
+        JAVA_OPTIONS: f"{java_options} -Djava.io.tmpdir={folder}".strip(),
     }

@@ -135,6 +135,10 @@ def test_run_killed_while_staging_its_batch_does_not_wedge_the_next(own_lake_pro
     # So is the folder the catalog's Hive client makes at start and never
     # removes (in /tmp, one per session, however it ended).
     assert list(spark_scratch.glob("*_resources")), list(spark_scratch.iterdir())
+    # And the JVM's temporary files (its java.io.tmpdir): spark-submit's own
+    # spark-<uuid> folder, empty, beside the one that holds the jars.
+    folders = list(spark_scratch.glob("spark-*"))
+    assert any(not any(folder.iterdir()) for folder in folders), folders
 
     # The scratch folder is emptied after each write: no batch stays on disk.
     rerun = ChildRun(
