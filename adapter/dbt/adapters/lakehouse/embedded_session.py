@@ -41,7 +41,8 @@ LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
 
 _start_lock = threading.Lock()
 
-JAVA_OPTIONS = "spark.driver.extraJavaOptions"
+# The driver JVM's flags (spark-submit reads them as it starts the JVM).
+JAVA_OPTIONS = spark_local_dir.JAVA_OPTIONS
 
 
 def hudi_session_conf(lake_dir: Path, jar: Path, master: str) -> dict[str, str]:
