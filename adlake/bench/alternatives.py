@@ -180,8 +180,9 @@ def spark_settings(lake: Path, driver_memory: str, hudi: bool) -> dict[str, str]
     from dbt.adapters.lakehouse.spark_local_dir import JAVA_OPTIONS, scratch_conf
 
     conf = hudi_session_conf(lake, hudi_jar(), "local[*]")
-    # Spark's and the Hive client's scratch folders in the lake, not in /tmp
-    # (the Hive client never removes its folder).
+    # Spark's scratch files, the Hive client's folders and the JVM's
+    # temporary files in the lake, not in /tmp (the Hive client never
+    # removes its folder).
     conf.update(scratch_conf(lake / "scratch", conf[JAVA_OPTIONS]))
     conf["spark.driver.memory"] = driver_memory
     conf["spark.app.name"] = "adlake-bench-alternatives"

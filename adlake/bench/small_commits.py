@@ -41,7 +41,8 @@ def session(lake: Path):
 
     jar = hudi_bundle.locate(cache_dir=ROOT / ".cache" / "jars")
     builder = SparkSession.builder
-    # Spark's and the Hive client's scratch folders in the lake, not in /tmp.
+    # Spark's scratch files, the Hive client's folders and the JVM's temporary
+    # files in the lake, not in /tmp.
     conf = hudi_session_conf(lake, jar, "local[*]")
     conf.update(scratch_conf(lake / "scratch", conf[JAVA_OPTIONS]))
     for key, value in conf.items():
