@@ -41,8 +41,8 @@ test: setup-tests lint
 	$(BIN)/pytest tests -q -rfE -n 3 --dist loadfile --no-loadscope-reorder --durations=60
 
 # The inner loop, under a minute on the 2-core machine: the linters, the
-# tests that need no Spark (the adapter's unit tests, continuous mode's scheduling, the
-# generator, landing, the bench report and profiler), and one dbt project
+# tests that need no Spark (the adapter's unit tests, continuous mode's
+# scheduling, the generator, landing, the bench report and profiler), and one dbt project
 # built on the embedded Spark with the Hudi bundle (dbt's simple
 # materializations). Needs only `make setup`; `make test` runs all of it.
 QUICK_TESTS := tests/adapter/unit tests/toolkit/test_cadence.py tests/toolkit/test_generator.py \
