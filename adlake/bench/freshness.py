@@ -143,6 +143,16 @@ def describe_batch(label: str, figures: dict) -> str:
     )
 
 
+def preload_chunks(batches: int, per_chunk: int) -> list[range]:
+    """Batches 1 to `batches`, `per_chunk` at a time: each chunk is landed and
+    built with one `dbt run`, so a preload of many batches takes a few runs
+    (bounded memory) and not a build each."""
+    return [
+        range(first, min(first + per_chunk, batches + 1))
+        for first in range(1, batches + 1, per_chunk)
+    ]
+
+
 @dataclass
 class Preloaded:
     """A warehouse built on `preload_batches` batches, its batches after them
@@ -198,16 +208,14 @@ def preload_warehouse(
     )
 
     started = time.perf_counter()
-    per_chunk = max(1, chunk // batch_events)
     chunked = max(1, preload_batches - warmup)  # the last `warmup` batches are built one by one
-    for first in range(1, chunked + 1, per_chunk):
-        last = min(first + per_chunk - 1, chunked)
-        for batch in range(first, last + 1):
+    for part in preload_chunks(chunked, max(1, chunk // batch_events)):
+        for batch in part:
             land_batch(generated, landing, batch)
         builds.build("changed", command="run")
         builds.compact_scheduled()
         print(
-            f"{label} {preload:,}: batches {first}-{last} built "
+            f"{label} {preload:,}: batches {part[0]}-{part[-1]} built "
             f"({time.perf_counter() - started:.0f} s so far)",
             flush=True,
         )

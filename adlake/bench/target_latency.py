@@ -1,7 +1,8 @@
 """Latency from landing to ADS on each execution target, side by side, in one run.
 
     python -m adlake.bench.target_latency [--targets local,connect,thrift,connect-cluster,thrift-cluster | local-s3]
-                                   [--batch-events 100000] [--warmup 2] [--batches 3] [--json FILE]
+                                   [--batch-events 100000] [--warmup 2] [--batches 3]
+                                   [--preload 1000000] [--preload-chunk 1000000] [--json FILE]
 
 (or `adlake-bench-targets ...`).
 
@@ -23,6 +24,13 @@ and of its compaction are counted by kind from the server's log (LIST, HEAD,
 GET, PUT, POST, DELETE). It is a command of its own, not beside `local`: a
 process has one embedded session.
 
+With --preload N the warehouse holds N events before the measured batches:
+its first batches are landed and built a chunk at a time (--preload-chunk
+events, one `dbt run` each, as adlake.bench.freshness preloads), then the
+last --warmup of them one by one. Run on local-s3 at two sizes, it shows how
+a build's requests grow with the table (a build should make as many at 10M
+events as at 1M: its requests follow the batch).
+
 It prints each batch (latency from landing to the end of the last ADS model,
 seconds per layer, requests on S3) and a table: median and worst latency per
 target. It asserts no time; it exits non-zero on a failed build or a total
@@ -43,6 +51,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from adlake import s3_client
+from adlake.bench.freshness import preload_chunks
 from adlake.bench.soak import past_start
 from adlake.generator import generate
 from adlake.landing import land_batch
@@ -97,8 +106,16 @@ class Bucket:
 
 
 def measure_target(
-    target: str, work: Path, generated: Path, truth: list[dict], warmup: int, batches: int
+    target: str,
+    work: Path,
+    generated: Path,
+    truth: list[dict],
+    warmup: int,
+    batches: int,
+    preload: tuple[int, int] = (0, 1),
 ) -> dict:
+    """`preload`: how many batches are built before the warm-up, and how
+    many of them a `dbt run` builds at a time."""
     method = "session" if target == S3_TARGET else runner.method_of(target)
     folder = work / target
     shutil.rmtree(folder, ignore_errors=True)
@@ -116,8 +133,22 @@ def measure_target(
         os.environ["ADLAKE_LANDING_DIR"] = landing
         builds = Builds(work_args(folder), compact_between_builds=True)
         query = runner.query_function(method, port)
+        preloaded, per_run = preload
+        started = time.perf_counter()
+        for part in preload_chunks(preloaded, per_run):
+            for batch in part:
+                land_batch(generated, landing, batch)
+            builds.build("changed", command="run")
+            builds.compact_scheduled()
+            print(
+                f"{target}: preload batches {part[0]}-{part[-1]} built "
+                f"({time.perf_counter() - started:.0f} s so far)",
+                flush=True,
+            )
+        if preloaded:
+            check_totals(target, query, schema, truth, preloaded)
         measured = []
-        for batch in range(1, warmup + batches + 1):
+        for batch in range(preloaded + 1, preloaded + warmup + batches + 1):
             known = landed_files(landing)
             land_batch(generated, landing, batch)
             new = {k: v for k, v in landed_files(landing).items() if k not in known}
@@ -127,13 +158,10 @@ def measure_target(
             figures = batch_figures([result], new, None, {})
             if bucket is not None:
                 figures["requests"] = bucket.requests()
-            found = runner.totals(query, schema)
-            if found != {k: truth[batch - 1][k] for k in found}:
-                raise runner.TargetFailed(
-                    f"{target}: batch {batch} totals {found} differ from the truth"
-                )
+            check_totals(target, query, schema, truth, batch)
+            figures["events_in_warehouse"] = truth[batch - 1]["events"]
             compaction = builds.compact_scheduled()
-            label = "warm-up" if batch <= warmup else "measured"
+            label = "warm-up" if batch <= preloaded + warmup else "measured"
             layers = ", ".join(f"{k} {v:.1f}" for k, v in sorted(figures["seconds"].items()))
             on_s3 = ""
             if bucket is not None:
@@ -147,7 +175,7 @@ def measure_target(
                 f"({layers}); totals equal the truth; then compaction {compaction:.1f} s{on_s3}",
                 flush=True,
             )
-            if batch > warmup:
+            if batch > preloaded + warmup:
                 measured.append(figures)
     latencies = [f["landing_to_ads"] for f in measured]
     requests = {
@@ -155,6 +183,9 @@ def measure_target(
         for kind in sorted({k for f in measured for k in f.get("requests", {})})
     }
     return {
+        "events_before_measured": truth[preloaded + warmup - 1]["events"]
+        if preloaded + warmup
+        else 0,
         "median_requests_per_build": requests,
         "median_s": statistics.median(latencies),
         "worst_s": max(latencies),
@@ -166,12 +197,28 @@ def measure_target(
     }
 
 
+def check_totals(target: str, query, schema: str, truth: list[dict], batch: int) -> None:
+    found = runner.totals(query, schema)
+    if found != {k: truth[batch - 1][k] for k in found}:
+        raise runner.TargetFailed(f"{target}: batch {batch} totals {found} differ from the truth")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--targets", default="local,connect,thrift,connect-cluster,thrift-cluster")
     parser.add_argument("--batch-events", type=int, default=100_000)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--batches", type=int, default=3)
+    parser.add_argument(
+        "--preload",
+        type=int,
+        default=0,
+        help="events in the warehouse before the measured batches, the --warmup batches "
+        "among them (default: the warm-up's alone)",
+    )
+    parser.add_argument(
+        "--preload-chunk", type=int, default=1_000_000, help="events landed per preload run"
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--work", type=Path, help="default: a new temporary folder")
     parser.add_argument("--json", type=Path)
@@ -191,7 +238,10 @@ def main(argv: list[str] | None = None) -> int:
             "each (--targets local, then --targets local-s3)"
         )
     work = (args.work or Path(tempfile.mkdtemp(prefix="adlake-bench-targets-"))).resolve()
-    total = args.warmup + args.batches
+    # The preload's batches before its last --warmup, built a chunk at a time.
+    preloaded = max(0, args.preload // args.batch_events - args.warmup)
+    per_run = max(1, args.preload_chunk // args.batch_events)
+    total = preloaded + args.warmup + args.batches
     started = time.perf_counter()
     truth = generate(
         work / "generated",
@@ -209,7 +259,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for target in chosen:
             results[target] = measure_target(
-                target, work, work / "generated", truth, args.warmup, args.batches
+                target,
+                work,
+                work / "generated",
+                truth,
+                args.warmup,
+                args.batches,
+                (preloaded, per_run),
             )
     except runner.TargetFailed as exc:
         print(f"bench: {exc}")
@@ -219,7 +275,10 @@ def main(argv: list[str] | None = None) -> int:
         layers = ", ".join(f"{k} {v:.1f}" for k, v in figures["median_by_layer_s"].items())
         print(f"{target:<16} {figures['median_s']:>8.1f} {figures['worst_s']:>7.1f}  {layers}")
         if figures["median_requests_per_build"]:
-            print(f"{'':<16} S3 requests a build (median): {figures['median_requests_per_build']}")
+            print(
+                f"{'':<16} S3 requests a build (median), {figures['events_before_measured']:,} "
+                f"events in DWD before the first: {figures['median_requests_per_build']}"
+            )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

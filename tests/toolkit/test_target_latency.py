@@ -4,6 +4,7 @@ before it generates or starts anything."""
 import pytest
 
 from adlake.bench import target_latency
+from adlake.bench.freshness import preload_chunks
 
 
 def test_two_embedded_targets_in_one_command_are_refused(tmp_path, capsys):
@@ -21,3 +22,11 @@ def test_an_unknown_target_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit):
         target_latency.main(["--targets", "local,s3", "--work", str(tmp_path)])
     assert "choose targets from" in capsys.readouterr().err
+
+
+def test_a_preload_is_built_a_chunk_at_a_time_before_the_warm_up():
+    # 1M events of 100k-event batches, 300k a run, the last 2 batches of the
+    # preload built one by one: batches 1-8 in three runs.
+    assert preload_chunks(8, 3) == [range(1, 4), range(4, 7), range(7, 9)]
+    assert preload_chunks(8, 10) == [range(1, 9)]
+    assert preload_chunks(0, 3) == []  # no preload: the warm-up batches alone
