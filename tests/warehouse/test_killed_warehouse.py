@@ -2,18 +2,18 @@
 runs, with exactly the data of a build that was never interrupted.
 
 A child process (warehouse_batches.py) builds this repository's project batch
-by batch on generated data, with a lake of its own; the test kills its whole
-process group (Python and its Spark JVM, as kill -9 of a job does) at a point
-read off the lake's files, then starts the next run at once, at the batch that
+by batch on generated data, with a lake of its own, its tables and its
+landing folder in a bucket of the project's S3 server (s3a://: its
+warehouse_dir, and the landing folder whose objects the project lists and
+reads); the test kills its whole process group (Python and its Spark JVM, as
+kill -9 of a job does) at a point read off the bucket's objects (files of
+the server's own folder), then starts the next run at once, at the batch that
 was killed. One chain of runs is killed at each named point below in turn,
-then finishes; a reference child builds the same batches without interruption,
-at the same time, in a bucket of the project's S3 server (s3a://: its
-warehouse_dir, and its landing folder, whose files the project lists and
-reads from the bucket): the killed local build must end equal to it, row by row, so
-a build on object storage is checked against one on the local disk by the
-same comparison. Both print a digest of every table of every layer (ref, ods,
-dwd, dws, ads) and the rows each landed file gave ODS, which the tests
-compare.
+then finishes and runs every data test; a reference child builds the same
+batches without interruption, at the same time, on the local disk: the
+killed build on object storage must end equal to it, row by row. Both print
+a digest of every table of every layer (ref, ods, dwd, dws, ads) and the rows
+each landed file gave ODS, which the tests compare.
 
 Named points, in the order the chain meets them. dwd_billing_events compacts
 after every delta commit and keeps one commit's file versions here (--vars),
@@ -36,7 +36,8 @@ left pending keeps its file groups from being cleaned).
   made dws_spend_hourly's CDC read of the range fail on every run after).
 
 The data tests are left out of these builds (`--no-tests`): they read and
-check, and would take most of the time. Kills at random moments are the
+check, and would take most of the time; they run once on the completed
+chain, whose tables equal the reference's. Kills at random moments are the
 loop's, `python -m tests.warehouse.kill_loop --trials 20` (docs/reliability.md,
 "Kills at random moments"): each trial one more run of the warehouse, too
 long for CI.
@@ -92,50 +93,42 @@ def crash_root(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def store(crash_root):
-    with running_store(crash_root / "s3", "crash-reference", "crash-access", "crash-secret") as s:
+    with running_store(crash_root / "s3", "crash-killed", "crash-access", "crash-secret") as s:
         yield s
 
 
 @pytest.fixture(scope="module")
-def reference(crash_root, store):
-    """The uninterrupted build, in a bucket of the project's S3 server, running
-    while the chain is killed: wait on it with finish(). Its data tests run
-    once, after the last batch."""
-    work = prepare_work(
-        crash_root / "reference",
-        SCHEMA,
-        crash_root / "generated",
-        hudi_jar(),
-        # Each batch lands as objects of the bucket (files of the server's
-        # own folder), which the project lists and reads through s3a://.
-        landing=(store.data / "landing", f"s3a://{store.bucket}/landing"),
-        warehouse_dir=f"s3a://{store.bucket}/warehouse",
-        spark_conf=store.spark_conf(),
-    )
-    child = Child(
-        work,
-        1,
-        BATCHES,
-        *OPTIONS,
-        "--test-after",
-        "--digest",
-        tag="reference",
-        env={**store.run_env(), **store.landing_env()},
-    )
+def reference(crash_root):
+    """The uninterrupted build on the local disk, running while the chain is
+    killed: wait on it with finish()."""
+    work = prepare_work(crash_root / "reference", SCHEMA, crash_root / "generated", hudi_jar())
+    child = Child(work, 1, BATCHES, *OPTIONS, "--digest", tag="reference")
     yield child
     if child.process.poll() is None:
         child.kill()
 
 
 @pytest.fixture(scope="module")
-def killed_chain(crash_root, reference):
-    """The chain of runs: killed at each named point in turn, then run to the end."""
-    work = prepare_work(crash_root / "killed", SCHEMA, crash_root / "generated", hudi_jar())
-    chain = Chain(work, BATCHES, OPTIONS)
+def killed_chain(crash_root, store, reference):
+    """The chain of runs in the bucket: killed at each named point in turn,
+    then run to the end, then every data test once."""
+    work = prepare_work(
+        crash_root / "killed",
+        SCHEMA,
+        crash_root / "generated",
+        hudi_jar(),
+        # Each batch lands as objects of the bucket (files of the server's
+        # own folder), which the project lists and reads through s3a://;
+        # the kill points read the tables' objects there.
+        landing=(store.data / "landing", f"s3a://{store.bucket}/landing"),
+        warehouse=(store.data / "warehouse", f"s3a://{store.bucket}/warehouse"),
+        spark_conf=store.spark_conf(),
+    )
+    chain = Chain(work, BATCHES, OPTIONS, env={**store.run_env(), **store.landing_env()})
     try:
         for name in NAMED:
             chain.kill_at(POINTS[name])
-        final = chain.finish("--digest")
+        final = chain.finish("--test-after", "--digest")
     except ChainFailed as exc:
         pytest.fail(f"{exc}\nkills so far:\n" + "\n".join(k.describe() for k in chain.kills))
     for kill in chain.kills:
@@ -157,14 +150,20 @@ def test_each_named_kill_landed_at_its_point(killed_chain):
     assert not missed, "killed past the point:\n" + "\n".join(missed)
 
 
-def test_the_uninterrupted_build_in_a_bucket_passed_every_data_test(reference_output, store):
-    """The reference is the warehouse built batch by batch on S3: its data
-    tests passed and its tables are objects in the bucket, not local files."""
-    tests = re.search(r"^data tests: (\d+) passed of (\d+)$", reference_output, re.M)
-    assert tests is not None and tests.group(1) == tests.group(2), reference_output[-3000:]
+def test_the_killed_build_in_a_bucket_ends_passing_every_data_test(killed_chain, store):
+    """The chain built the warehouse batch by batch on S3, through the kills:
+    once complete, its data tests pass, and its tables are objects in the
+    bucket, not local files."""
+    chain, final = killed_chain
+    output = final.output()
+    tests = re.search(r"^data tests: (\d+) passed of (\d+)$", output, re.M)
+    assert tests is not None and tests.group(1) == tests.group(2), output[-3000:]
     assert int(tests.group(2)) > 20
     tables = store.data / "warehouse" / f"{SCHEMA}_ads.db" / "ads_spend_by_customer"
+    assert chain.work.table_dir("ads", "ads_spend_by_customer") == tables
     assert completed_instants(tables), "no ADS commit in the bucket"
+    local = chain.work.lake / "warehouse"
+    assert not local.exists() or not any(local.rglob("*.parquet")), "table files on the local disk"
 
 
 def test_killed_runs_end_with_the_data_of_an_uninterrupted_run_on_every_layer(
@@ -201,7 +200,7 @@ def test_every_killed_write_was_rolled_back(killed_chain):
     was rolled back by the next write of its table (a compaction or clean the
     last kill left waits for the table's next write)."""
     chain, _ = killed_chain
-    warehouse = chain.work.lake / "warehouse"
+    warehouse = chain.work.warehouse
     left = []
     for table_dir in sorted(warehouse.glob(f"{SCHEMA}_*.db/*/")):
         _, pending = timeline(table_dir)

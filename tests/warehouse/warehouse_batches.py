@@ -82,9 +82,12 @@ class Work:
         # objects are the files of that folder (the S3 server's own).
         self.landing = Path(settings.get("landing", self.root / "landing"))
         self.landing_uri: str = settings.get("landing_uri", str(self.landing.resolve()))
+        # The tables' files: in the lake, or the S3 server's folder of the
+        # bucket prefix the profile gives as warehouse_dir.
+        self.warehouse = Path(settings.get("warehouse", self.lake / "warehouse"))
 
     def table_dir(self, layer: str, table: str) -> Path:
-        return self.lake / "warehouse" / f"{self.schema}_{layer}.db" / table
+        return self.warehouse / f"{self.schema}_{layer}.db" / table
 
 
 def prepare_work(
@@ -93,12 +96,14 @@ def prepare_work(
     generated: Path,
     hudi_jar: Path,
     landing: tuple[Path, str] | None = None,
+    warehouse: tuple[Path, str] | None = None,
     **profile: object,
 ) -> Work:
     """A fresh work folder for a child on the generated data in `generated`;
     `landing` is (the folder the batches land in, the URI the project reads
-    it at) when not <root>/landing itself; `profile` adds fields to its
-    profile (warehouse_dir, spark_conf)."""
+    it at) when not <root>/landing itself; `warehouse` likewise (the folder
+    that holds the tables' files, the profile's warehouse_dir) when not in
+    the lake; `profile` adds fields to its profile (spark_conf)."""
     import yaml
 
     root = Path(root)
@@ -109,6 +114,9 @@ def prepare_work(
     else:
         landing[0].mkdir(parents=True)
         settings.update(landing=str(landing[0].resolve()), landing_uri=landing[1])
+    if warehouse is not None:
+        settings["warehouse"] = str(warehouse[0].resolve())
+        profile["warehouse_dir"] = warehouse[1]
     (root / "work.json").write_text(json.dumps(settings))
     (root / "profiles" / "profiles.yml").write_text(
         yaml.safe_dump(
@@ -262,7 +270,7 @@ class LakeState:
 
 def lake_state(work: Work) -> LakeState:
     completed, pending = {}, {}
-    for schema_dir in sorted((work.lake / "warehouse").glob(f"{work.schema}_*.db")):
+    for schema_dir in sorted(work.warehouse.glob(f"{work.schema}_*.db")):
         layer = schema_dir.name[len(work.schema) + 1 : -3]
         for table_dir in sorted(p for p in schema_dir.iterdir() if p.is_dir()):
             if "__lakehouse_" not in table_dir.name:
@@ -276,7 +284,7 @@ def scratch_state(work: Work) -> dict[str, frozenset[tuple[str, int]]]:
     the lake, and a ("staged in memory", line) entry for each time the child
     staged it in memory (STAGED_LOG). An entry new since armed: written since."""
     scratch: dict[str, set[tuple[str, int]]] = {}
-    for folder in sorted((work.lake / "warehouse").glob(f"{work.schema}_*.db/*__lakehouse_*")):
+    for folder in sorted(work.warehouse.glob(f"{work.schema}_*.db/*__lakehouse_*")):
         layer = folder.parent.name[len(work.schema) + 1 : -3]
         scratch[f"{layer}.{folder.name}"] = set(folder_entries(folder))
     try:
@@ -570,8 +578,15 @@ class Chain:
     killed: each child starts at the first batch not done yet (a killed batch
     runs again, at once)."""
 
-    def __init__(self, work: Work, last: int, options: list[str], first: int = 1) -> None:
-        self.work, self.last, self.options = work, last, list(options)
+    def __init__(
+        self,
+        work: Work,
+        last: int,
+        options: list[str],
+        first: int = 1,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.work, self.last, self.options, self.env = work, last, list(options), env
         self.next = first
         self.kills: list[Kill] = []
         self.children = 0
@@ -579,7 +594,13 @@ class Chain:
     def _start(self, *extra: str) -> Child:
         self.children += 1
         return Child(
-            self.work, self.next, self.last, *self.options, *extra, tag=f"{self.children:02d}"
+            self.work,
+            self.next,
+            self.last,
+            *self.options,
+            *extra,
+            tag=f"{self.children:02d}",
+            env=self.env,
         )
 
     def _advance(self, child: Child) -> None:
@@ -622,7 +643,13 @@ class Chain:
         first = min(self.next, self.last)
         self.children += 1
         with Child(
-            self.work, first, self.last, *self.options, *extra, tag=f"{self.children:02d}"
+            self.work,
+            first,
+            self.last,
+            *self.options,
+            *extra,
+            tag=f"{self.children:02d}",
+            env=self.env,
         ) as child:
             if child.finish() != 0:
                 raise ChainFailed(f"the run after the kills failed:\n{child.tail()}")
