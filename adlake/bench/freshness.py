@@ -153,6 +153,24 @@ def preload_chunks(batches: int, per_chunk: int) -> list[range]:
     ]
 
 
+def build_preload(
+    builds: Builds, generated: Path, landing: str | Path, batches: int, per_run: int, label: str
+) -> None:
+    """Lands and builds batches 1 to `batches`, `per_run` of them a `dbt run`,
+    each run's planned compaction after it."""
+    started = time.perf_counter()
+    for part in preload_chunks(batches, per_run):
+        for batch in part:
+            land_batch(generated, landing, batch)
+        builds.build("changed", command="run")
+        builds.compact_scheduled()
+        print(
+            f"{label}: batches {part[0]}-{part[-1]} built "
+            f"({time.perf_counter() - started:.0f} s so far)",
+            flush=True,
+        )
+
+
 @dataclass
 class Preloaded:
     """A warehouse built on `preload_batches` batches, its batches after them
@@ -209,16 +227,9 @@ def preload_warehouse(
 
     started = time.perf_counter()
     chunked = max(1, preload_batches - warmup)  # the last `warmup` batches are built one by one
-    for part in preload_chunks(chunked, max(1, chunk // batch_events)):
-        for batch in part:
-            land_batch(generated, landing, batch)
-        builds.build("changed", command="run")
-        builds.compact_scheduled()
-        print(
-            f"{label} {preload:,}: batches {part[0]}-{part[-1]} built "
-            f"({time.perf_counter() - started:.0f} s so far)",
-            flush=True,
-        )
+    build_preload(
+        builds, generated, landing, chunked, max(1, chunk // batch_events), f"{label} {preload:,}"
+    )
     spark = SparkSession.builder.getOrCreate()
     jvm = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
     before = billing_lines(spark.newSession(), SCHEMA)

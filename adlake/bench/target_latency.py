@@ -51,7 +51,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from adlake import s3_client
-from adlake.bench.freshness import preload_chunks
+from adlake.bench.freshness import build_preload
 from adlake.bench.soak import past_start
 from adlake.generator import generate
 from adlake.landing import land_batch
@@ -134,17 +134,7 @@ def measure_target(
         builds = Builds(work_args(folder), compact_between_builds=True)
         query = runner.query_function(method, port)
         preloaded, per_run = preload
-        started = time.perf_counter()
-        for part in preload_chunks(preloaded, per_run):
-            for batch in part:
-                land_batch(generated, landing, batch)
-            builds.build("changed", command="run")
-            builds.compact_scheduled()
-            print(
-                f"{target}: preload batches {part[0]}-{part[-1]} built "
-                f"({time.perf_counter() - started:.0f} s so far)",
-                flush=True,
-            )
+        build_preload(builds, generated, landing, preloaded, per_run, f"{target}: preload")
         if preloaded:
             check_totals(target, query, schema, truth, preloaded)
         measured = []
