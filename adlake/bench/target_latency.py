@@ -27,9 +27,9 @@ process has one embedded session.
 With --preload N the warehouse holds N events before the measured batches:
 its first batches are landed and built a chunk at a time (--preload-chunk
 events, one `dbt run` each, as adlake.bench.freshness preloads), then the
-last --warmup of them one by one. Run on local-s3 at two sizes, it shows how
-a build's requests grow with the table (a build should make as many at 10M
-events as at 1M: its requests follow the batch).
+last --warmup of them one by one. Run on local-s3 at two sizes with the same
+number of preload runs (the same commits on every timeline), it shows how a
+build's requests grow with the table (docs/object-storage.md).
 
 It prints each batch (latency from landing to the end of the last ADS model,
 seconds per layer, requests on S3) and a table: median and worst latency per
