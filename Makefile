@@ -42,9 +42,9 @@ test: setup-tests lint
 
 # The inner loop, under a minute on the 2-core machine: the linters, the
 # tests that need no Spark (the adapter's unit tests, continuous mode's
-# scheduling, the generator, landing, the bench report and profiler), and one dbt project
-# built on the embedded Spark with the Hudi bundle (dbt's simple
-# materializations). Needs only `make setup`; `make test` runs all of it.
+# scheduling, the generator, landing, the bench report and profiler), and
+# one dbt project built on the embedded Spark with the Hudi bundle (dbt's
+# simple materializations). Needs only `make setup`; `make test` runs all of it.
 QUICK_TESTS := tests/adapter/unit tests/toolkit/test_cadence.py tests/toolkit/test_generator.py \
 	tests/toolkit/test_landing.py tests/toolkit/test_bench_report.py tests/toolkit/test_profile_batch.py \
 	tests/toolkit/test_target_latency.py \
