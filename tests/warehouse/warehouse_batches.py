@@ -591,11 +591,11 @@ class Chain:
         self.kills: list[Kill] = []
         self.children = 0
 
-    def _start(self, *extra: str) -> Child:
+    def _start(self, first: int, *extra: str) -> Child:
         self.children += 1
         return Child(
             self.work,
-            self.next,
+            first,
             self.last,
             *self.options,
             *extra,
@@ -613,7 +613,7 @@ class Chain:
         if self.next > self.last:
             raise ChainFailed(f"no batch left to kill at {point.name}")
         armed = lake_state(self.work)
-        with self._start() as child:
+        with self._start(self.next) as child:
             try:
                 seen = child.wait_for(lambda: point.reached(self.work, armed), timeout)
             except TimeoutError as exc:
@@ -640,17 +640,7 @@ class Chain:
 
     def finish(self, *extra: str) -> Child:
         """Runs the batches left (none: just the extra work, e.g. --digest) to the end."""
-        first = min(self.next, self.last)
-        self.children += 1
-        with Child(
-            self.work,
-            first,
-            self.last,
-            *self.options,
-            *extra,
-            tag=f"{self.children:02d}",
-            env=self.env,
-        ) as child:
+        with self._start(min(self.next, self.last), *extra) as child:
             if child.finish() != 0:
                 raise ChainFailed(f"the run after the kills failed:\n{child.tail()}")
         self.next = self.last + 1
