@@ -8,6 +8,7 @@ import os
 import subprocess
 import time
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -113,6 +114,8 @@ def test_a_recording_jvm_writes_an_archive_that_a_new_jvm_maps(tmp_path):
         assert jvm.poll() is None
         assert session.write(jvm.pid, str(jar), told.append), told
         assert "class-data archive" in told[-1]
+        # No attach socket left behind, which a JVM killed later would leave for good.
+        assert not Path(f"/tmp/.java_pid{jvm.pid}").exists()
     finally:
         jvm.kill()
         jvm.wait()

@@ -153,6 +153,15 @@ class ClassData:
             return False
         finally:
             self.give_up()
+            _remove_attach_socket(jvm_pid)
+
+
+def _remove_attach_socket(jvm_pid: int) -> None:
+    """jcmd left the JVM listening on a socket file that only the JVM's
+    normal exit removes: a session killed with kill -9 would leave it in
+    /tmp for good (HotSpot puts it there whatever java.io.tmpdir says).
+    Nothing attaches again; if something did, the JVM would make a new one."""
+    Path(f"/tmp/.java_pid{jvm_pid}").unlink(missing_ok=True)
 
 
 def for_session(cache_dir: Path, class_path: list[str]) -> ClassData | None:
