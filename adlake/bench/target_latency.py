@@ -2,7 +2,9 @@
 
     python -m adlake.bench.target_latency [--targets local,connect,thrift,connect-cluster,thrift-cluster | local-s3]
                                    [--batch-events 100000] [--warmup 2] [--batches 3]
-                                   [--preload 1000000] [--preload-chunk 1000000] [--json FILE]
+                                   [--preload 1000000] [--preload-chunk 1000000]
+                                   [--hudi hoodie.KEY=VALUE ...] [--spark-conf KEY=VALUE ...]
+                                   [--json FILE]
 
 (or `adlake-bench-targets ...`).
 
@@ -30,6 +32,12 @@ events, one `dbt run` each, as adlake.bench.freshness preloads), then the
 last --warmup of them one by one. Run on local-s3 at two sizes with the same
 number of preload runs (the same commits on every timeline), it shows how a
 build's requests grow with the table (docs/object-storage.md).
+
+--hudi sets a Hudi setting for every model of the run, as a target's
+`server_side_parameters` does (it beats the adapter's write defaults, not a
+model's own `hudi_options`), --spark-conf a setting of the profile's
+`spark_conf`: how markers and the metadata table were compared on S3
+(docs/object-storage.md).
 
 It prints each batch (latency from landing to the end of the last ADS model,
 seconds per layer, requests on S3) and a table: median and worst latency per
@@ -113,9 +121,12 @@ def measure_target(
     warmup: int,
     batches: int,
     preload: tuple[int, int] = (0, 1),
+    hudi: dict[str, str] | None = None,
+    spark_conf: dict[str, str] | None = None,
 ) -> dict:
     """`preload`: how many batches are built before the warm-up, and how
-    many of them a `dbt run` builds at a time."""
+    many of them a `dbt run` builds at a time; `hudi`: the target's hoodie.*
+    settings; `spark_conf`: more of the profile's spark_conf."""
     method = "session" if target == S3_TARGET else runner.method_of(target)
     folder = work / target
     shutil.rmtree(folder, ignore_errors=True)
@@ -129,6 +140,10 @@ def measure_target(
         if bucket is not None:
             output |= bucket.profile()
             landing = f"s3a://{BUCKET}/landing"
+        if hudi:
+            output["server_side_parameters"] = dict(hudi)
+        if spark_conf:
+            output["spark_conf"] = {**output.get("spark_conf", {}), **spark_conf}
         runner.write_profile(folder / "profiles", output)
         os.environ["ADLAKE_LANDING_DIR"] = landing
         builds = Builds(work_args(folder), compact_between_builds=True)
@@ -209,10 +224,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--preload-chunk", type=int, default=1_000_000, help="events landed per preload run"
     )
+    parser.add_argument(
+        "--hudi",
+        action="append",
+        default=[],
+        metavar="hoodie.KEY=VALUE",
+        help="a Hudi setting of the target, for every model (repeatable)",
+    )
+    parser.add_argument(
+        "--spark-conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting of the target's spark_conf (repeatable)",
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--work", type=Path, help="default: a new temporary folder")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
+    hudi = dict(setting.split("=", 1) for setting in args.hudi if "=" in setting)
+    if len(hudi) != len(args.hudi) or any(not k.startswith("hoodie.") for k in hudi):
+        parser.error("--hudi takes hoodie.KEY=VALUE")
+    spark_conf = dict(setting.split("=", 1) for setting in args.spark_conf if "=" in setting)
+    if len(spark_conf) != len(args.spark_conf):
+        parser.error("--spark-conf takes KEY=VALUE")
     chosen = [t.strip() for t in args.targets.split(",") if t.strip()]
     if not chosen or set(chosen) - set(TARGETS):
         parser.error(f"choose targets from {', '.join(TARGETS)}")
@@ -256,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
                 args.warmup,
                 args.batches,
                 (preloaded, per_run),
+                hudi,
+                spark_conf,
             )
     except runner.TargetFailed as exc:
         print(f"bench: {exc}")

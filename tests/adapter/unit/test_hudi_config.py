@@ -6,7 +6,7 @@ import pytest
 
 from dbt.adapters.lakehouse import strategies
 from dbt.adapters.lakehouse.relation_configs import HudiTableConfig, LakeConfigError
-from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
+from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS, for_target
 
 
 def parse(**config):
@@ -45,6 +45,34 @@ def test_keys_map_to_hudi_table_options():
         "hoodie.compact.inline.max.delta.seconds": "3600",
     }
     assert lake.partition_by == ("event_date",)
+
+
+def test_a_targets_settings_beat_the_write_defaults_and_a_models_beat_both():
+    target = {
+        "hoodie.metadata.enable": "true",
+        "hoodie.write.markers.type": "TIMELINE_SERVER_BASED",
+        # Not a write default: the connection's baseline, not the table's.
+        "hoodie.write.lock.provider": "some.Provider",
+    }
+    defaults = for_target(target)
+    assert defaults == {
+        **WRITE_DEFAULTS,
+        "hoodie.metadata.enable": "true",
+        "hoodie.write.markers.type": "TIMELINE_SERVER_BASED",
+    }
+    lake = HudiTableConfig.from_model_config(
+        "dwd_billing_events",
+        {"unique_key": "id", "hudi_options": {"hoodie.metadata.enable": False}},
+        defaults,
+    )
+    settings = lake.write_settings("merge")
+    assert settings["hoodie.metadata.enable"] == "false"  # the model's own
+    assert settings["hoodie.write.markers.type"] == "TIMELINE_SERVER_BASED"  # the target's
+    assert "hoodie.write.lock.provider" not in lake.table_properties()
+    # A table created under the adapter's defaults is altered to the target's.
+    assert lake.changed_properties(WRITE_DEFAULTS) == {
+        "hoodie.write.markers.type": "TIMELINE_SERVER_BASED"
+    }
 
 
 def test_comma_separated_unique_key_is_split():

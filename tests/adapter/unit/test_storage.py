@@ -80,6 +80,8 @@ def test_a_warehouse_on_s3a_starts_with_bounded_retries_the_profile_can_override
     defaults = storage.session_defaults("s3a://bucket/warehouse")
     assert defaults["spark.hadoop.fs.s3a.attempts.maximum"] == "3"
     assert defaults["spark.hadoop.fs.s3a.retry.limit"] == "3"
+    # Room for the metadata table's open log files (storage.py).
+    assert defaults["spark.hadoop.fs.s3a.connection.maximum"] == "500"
     assert storage.session_defaults("/tmp/lake/warehouse") == {}
     assert storage.session_defaults("hdfs://nn/warehouse") == {}
 
@@ -104,6 +106,20 @@ def test_a_statement_that_lost_the_store_says_so_and_what_to_do():
     assert "The object store at 127.0.0.1:47797 stopped answering" in said
     assert "Connection refused" in said and "run again" in said
     assert store_lost("org.apache.spark.sql.AnalysisException: table not found") is None
+
+
+def test_a_statement_that_found_no_free_connection_says_why_and_what_to_do():
+    from dbt.adapters.lakehouse.store_probe import connections_exhausted
+
+    # As a model's upsert reported it with the metadata table on (Hudi 1.2.0).
+    said = connections_exhausted(
+        "org.apache.hudi.exception.HoodieUpsertException: Failed to upsert\n"
+        "Caused by: com.amazonaws.SdkClientException: Unable to execute HTTP request: "
+        "Timeout waiting for connection from pool"
+    )
+    assert said is not None
+    assert "fs.s3a.connection.maximum" in said and "hoodie.metadata.enable: false" in said
+    assert connections_exhausted(LOST) is None
 
 
 PROBED = "s3a://lake/warehouse"

@@ -171,7 +171,7 @@ class LakehouseConnectionManager(SparkConnectionManager):
             with super().exception_handler(sql):
                 yield
         except DbtRuntimeError as exc:
-            lost = store_probe.store_lost(exc.msg)
+            lost = store_probe.store_lost(exc.msg) or store_probe.connections_exhausted(exc.msg)
             if lost:
                 raise DbtRuntimeError(f"{lost}\n{exc.msg.strip()[:1000]}") from exc
             explained = explain_concurrent_failure(exc.msg)

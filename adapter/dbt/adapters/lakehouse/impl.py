@@ -32,6 +32,7 @@ from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.credentials import LakehouseMethod
 from dbt.adapters.lakehouse.data_test_queries import DataTestQueries
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
+from dbt.adapters.lakehouse.relation_configs import write_defaults
 from dbt.adapters.lakehouse.relation_configs.hudi_table import HudiTableConfig
 from dbt.adapters.lakehouse.statements import Statements
 from dbt.adapters.lakehouse.unchanged_builds import BuildRecords
@@ -213,7 +214,9 @@ class LakehouseAdapter(SparkAdapter):
         )
         parsed = self._hudi_configs.get(cache_key)
         if parsed is None:
-            parsed = HudiTableConfig.from_model_config(model["name"], config)
+            parsed = HudiTableConfig.from_model_config(
+                model["name"], config, write_defaults.for_target(self.connection_hudi_settings())
+            )
             for warning in parsed.warnings:
                 logger.warning(warning)
             self._hudi_configs[cache_key] = parsed

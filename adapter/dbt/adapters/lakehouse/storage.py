@@ -57,11 +57,16 @@ def check_warehouse_dir(warehouse_dir: str) -> None:
 # 500 ms doubling): a store that stops answering held a model's write for
 # over ten minutes before the run failed. These bound it to about a minute
 # (91 s measured, the machine busy), and keep the retries that ride out a
-# dropped connection; throttling (503) keeps S3A's own longer limit. The
-# profile's spark_conf overrides each.
+# dropped connection; throttling (503) keeps S3A's own longer limit.
+# The connection pool: Hudi's metadata table keeps the log files it reads
+# open, each holding a connection; with it on, a 5,000-event warehouse build
+# failed on "Timeout waiting for connection from pool" at Hadoop 3.3.4's 96
+# connections and passed at 500, later Hadoop releases' default
+# (HADOOP-19015). The profile's spark_conf overrides each.
 S3A_SESSION_DEFAULTS = {
     "spark.hadoop.fs.s3a.attempts.maximum": "3",
     "spark.hadoop.fs.s3a.retry.limit": "3",
+    "spark.hadoop.fs.s3a.connection.maximum": "500",
 }
 
 

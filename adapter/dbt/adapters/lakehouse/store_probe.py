@@ -9,7 +9,8 @@ one attempt and short time-outs, and turns each of those failures into an
 error that names the endpoint, the setting and the fix. The session's own
 file system keeps its retries (bounded by storage.session_defaults, or the
 profile's): a store that stops answering mid-run fails that run once they
-are spent, and `store_lost` says so.
+are spent, and `store_lost` says so; `connections_exhausted` explains a
+statement that found no free connection in the client's pool.
 """
 
 from __future__ import annotations
@@ -158,4 +159,18 @@ def store_lost(message: str) -> str | None:
         f"({found.group(3)}, after the S3 client's retries: fs.s3a.attempts.maximum and "
         "fs.s3a.retry.limit). A write it interrupted stays in flight and is rolled back by "
         "the table's next write: once the store answers, run again."
+    )
+
+
+def connections_exhausted(message: str) -> str | None:
+    """The explanation for a statement that failed because every connection
+    of the S3 client's pool was taken; None for any other failure."""
+    if "Timeout waiting for connection from pool" not in message:
+        return None
+    return (
+        "Every connection of the S3 client's pool (spark.hadoop.fs.s3a.connection.maximum) "
+        "was taken while this statement ran. With Hudi's metadata table on, Hudi 1.2.0 "
+        "leaves a connection open for each metadata log block it reads (apache/hudi#19936): "
+        "turn it off (hoodie.metadata.enable: false, the adapter's default) or use a Hudi "
+        "bundle with the fix. A write it interrupted is rolled back by the table's next write."
     )

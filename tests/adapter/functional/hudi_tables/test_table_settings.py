@@ -1,5 +1,7 @@
 """Table type, record key, precombine key and partitioning land on the Hudi table."""
 
+import yaml
+
 from dbt.adapters.lakehouse import recovery
 from tests.dbt_harness import spark
 
@@ -65,14 +67,20 @@ def test_cow_is_the_default_table_type(project):
 def test_small_commit_defaults_are_on_the_table_and_hudi_options_override_them(project):
     """The adapter's defaults (write_defaults.py): no metadata table, no Hive
     sync, direct markers. Before each write the adapter reads the metadata
-    table's timeline (crash recovery): a table without one takes writes too."""
+    table's timeline (crash recovery): a table without one takes writes too.
+    A target's server_side_parameters beat the defaults for every model, and
+    a model's hudi_options beat the target's."""
     model = """
         {{{{ config(materialized='incremental', unique_key='id'{options}) }}}}
         select id, {{{{ var('run') }}}} as v from (values (1), (2)) as t(id)
     """
     project.model("defaults", model.format(options=""))
     project.model(
-        "with_metadata", model.format(options=", hudi_options={'hoodie.metadata.enable': true}")
+        "with_metadata",
+        model.format(
+            options=", hudi_options={'hoodie.metadata.enable': true, "
+            "'hoodie.parquet.compression.codec': 'snappy'}"
+        ),
     )
     project.dbt("run", "--vars", "{run: 1}")
     project.dbt("run", "--vars", "{run: 5}")
@@ -95,6 +103,27 @@ def test_small_commit_defaults_are_on_the_table_and_hudi_options_override_them(p
     for table, rows in (("defaults", 0), ("with_metadata", 1)):
         glob = recovery.metadata_table_glob(f"file:{project.table_dir(table)}")
         assert len(project.rows(f"call show_fs_path_detail(path => '{glob}')")) == rows, table
+
+    # The target now chooses the metadata table and gzip for every model.
+    profile = yaml.safe_load((project.root / "profiles.yml").read_text())
+    profile["lake_test"]["outputs"]["local"]["server_side_parameters"] = {
+        "hoodie.metadata.enable": "true",
+        "hoodie.parquet.compression.codec": "gzip",
+    }
+    project.write("profiles.yml", yaml.safe_dump(profile))
+    project.dbt("run", "--vars", "{run: 7}")
+    codecs = {}
+    for table in ("defaults", "with_metadata"):
+        assert project.scalar(f"select sum(v) from {{schema}}.{table}") == 14
+        third = project.completed_instants(table)[-1][0]
+        written = list(project.table_dir(table).rglob(f"*_{third}.parquet"))
+        assert written, table
+        codecs[table] = {parquet_codec(path) for path in written}
+    assert codecs == {"defaults": {"GZIP"}, "with_metadata": {"SNAPPY"}}
+    assert (project.table_dir("defaults") / ".hoodie" / "metadata" / "files").is_dir()
+    props = {r.key: r.value for r in project.rows("show tblproperties {schema}.defaults")}
+    assert props["hoodie.metadata.enable"] == "true"
+    assert props["hoodie.parquet.compression.codec"] == "gzip"
 
 
 def file_groups(table_dir) -> set[str]:

@@ -106,9 +106,16 @@ class HudiTableConfig:
     user_properties: dict[str, str] = field(default_factory=dict)
     # What the model should be told (e.g. a misspelt option that was honoured).
     warnings: tuple[str, ...] = ()
+    # The adapter's write defaults, with the target's choices (write_defaults.for_target).
+    defaults: dict[str, str] = field(default_factory=lambda: dict(WRITE_DEFAULTS))
 
     @classmethod
-    def from_model_config(cls, model: str, model_config: Mapping[str, Any]) -> HudiTableConfig:
+    def from_model_config(
+        cls,
+        model: str,
+        model_config: Mapping[str, Any],
+        defaults: Mapping[str, str] = WRITE_DEFAULTS,
+    ) -> HudiTableConfig:
         # dbt-spark's `options` first: mapped onto the typed configs below, so
         # they get the same validation as if written there.
         options = fold_options(model, model_config, owned_keys())
@@ -140,6 +147,7 @@ class HudiTableConfig:
             extra_table_options=options.table_options,
             user_properties=options.table_properties,
             warnings=tuple(options.warnings),
+            defaults=dict(defaults),
         )
 
     def component(self, kind: type[Component]) -> Component:
@@ -262,7 +270,7 @@ class HudiTableConfig:
         changes = Changeset()
         for component in self.components:
             changes |= component.diff(type(component).from_table(table))
-        plain = {**WRITE_DEFAULTS, **self.hudi_options, **self.user_properties}
+        plain = {**self.defaults, **self.hudi_options, **self.user_properties}
         return changes | Changeset(
             alter={k: v for k, v in plain.items() if tblproperties.get(k) != v}
         )
@@ -277,7 +285,7 @@ class HudiTableConfig:
 
     def table_properties(self) -> dict[str, str]:
         """hoodie.* settings recorded on the table, so anyone can see what applies."""
-        props: dict[str, str] = dict(WRITE_DEFAULTS)
+        props: dict[str, str] = dict(self.defaults)
         for component in self.components:
             props.update(component.hoodie_settings())
         props.update(self.hudi_options)

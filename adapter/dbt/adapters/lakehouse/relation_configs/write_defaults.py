@@ -9,12 +9,15 @@ and about 1.2 s and 1.4 s with these (`python -m adlake.bench.small_commits`).
 They are recorded on the table at creation (and added to older tables on their
 next write), so Hudi's procedures (`CALL run_compaction`, `run_clean`, ...) and
 other Spark jobs writing the table use them too. They are defaults, not owned
-keys: a model's `hudi_options` (or `options`) overrides any of them, for
-example `hoodie.metadata.enable: true` for a large table on object storage,
-where the metadata table saves file listings.
+keys. A target's `server_side_parameters` may set any of them for every model
+it builds (`for_target`), for example `hoodie.metadata.enable: true` for a
+warehouse on object storage, where the metadata table saves file listings; a
+model's `hudi_options` (or `options`) overrides both.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 WRITE_DEFAULTS: dict[str, str] = {
     # The metadata table is a second merge-on-read Hudi table updated inside
@@ -39,3 +42,12 @@ WRITE_DEFAULTS: dict[str, str] = {
     # faster, files 13-34% larger (adapter/README.md).
     "hoodie.parquet.compression.codec": "snappy",
 }
+
+
+def for_target(target_settings: Mapping[str, str]) -> dict[str, str]:
+    """The write defaults with the target's own value of any of them (its
+    server_side_parameters): a target's choice beats the adapter's, and a
+    model's `hudi_options` beat both. Only these keys: the target's other
+    hoodie.* settings are the connection's baseline already, and a typed
+    config's key is the model's to set."""
+    return {key: str(target_settings.get(key, value)) for key, value in WRITE_DEFAULTS.items()}
