@@ -55,6 +55,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -107,10 +108,23 @@ class Bucket:
             },
         }
 
-    def requests(self) -> dict[str, int]:
-        """The requests since the last call, by kind."""
-        counts, self.offset = object_store.request_counts(self.log, self.offset)
-        return dict(sorted(counts.items()))
+    def requests(self) -> tuple[dict[str, int], dict[str, int]]:
+        """The requests since the last call: by kind, and by table."""
+        found, self.offset = object_store.logged_requests(self.log, self.offset)
+        kinds = Counter(kind for kind, _ in found)
+        tables = Counter(table_of(key) for _, key in found)
+        return dict(sorted(kinds.items())), dict(tables.most_common())
+
+
+def table_of(key: str) -> str:
+    """What a request's key (or a listing's prefix) belongs to: `<schema>.<table>`
+    for a key under warehouse/<schema>.db/<table>/, `<schema>` for one of the
+    schema's folder, else its first folder."""
+    parts = [*key.split("/"), "", ""]
+    if parts[0] == "warehouse" and parts[1].endswith(".db"):
+        schema = parts[1][: -len(".db")]
+        return f"{schema}.{parts[2]}" if parts[2] else schema
+    return parts[0] or "(bucket)"
 
 
 def measure_target(
@@ -162,7 +176,7 @@ def measure_target(
             result = builds.build("changed")
             figures = batch_figures([result], new, None, {})
             if bucket is not None:
-                figures["requests"] = bucket.requests()
+                figures["requests"], figures["requests_by_table"] = bucket.requests()
             check_totals(target, query, schema, truth, batch)
             figures["events_in_warehouse"] = truth[batch - 1]["events"]
             compaction = builds.compact_scheduled()
@@ -170,10 +184,13 @@ def measure_target(
             layers = ", ".join(f"{k} {v:.1f}" for k, v in sorted(figures["seconds"].items()))
             on_s3 = ""
             if bucket is not None:
-                figures["compaction_requests"] = bucket.requests()
+                figures["compaction_requests"] = bucket.requests()[0]
+                most = ", ".join(
+                    f"{t} {n}" for t, n in list(figures["requests_by_table"].items())[:5]
+                )
                 on_s3 = (
                     f"; S3 requests: build {figures['requests']}, "
-                    f"compaction {figures['compaction_requests']}"
+                    f"compaction {figures['compaction_requests']}; most by table: {most}"
                 )
             print(
                 f"{target}: batch {batch} ({label}): landing to ADS {figures['landing_to_ads']:.1f} s "
@@ -187,7 +204,12 @@ def measure_target(
         kind: statistics.median(f["requests"].get(kind, 0) for f in measured)
         for kind in sorted({k for f in measured for k in f.get("requests", {})})
     }
+    by_table = {
+        table: statistics.median(f["requests_by_table"].get(table, 0) for f in measured)
+        for table in {t for f in measured for t in f.get("requests_by_table", {})}
+    }
     return {
+        "median_requests_by_table": dict(sorted(by_table.items(), key=lambda item: -item[1])),
         "events_before_measured": truth[preloaded + warmup - 1]["events"]
         if preloaded + warmup
         else 0,

@@ -22,7 +22,7 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from adlake import ROOT
 from adlake.s3_client import ACCESS_KEY_ENV, SECRET_KEY_ENV
@@ -109,7 +109,7 @@ def start(
 ) -> int:
     """Start the server with `bucket` in it; returns its process id once it
     answers. `log_requests`: one line per request in its log (s3proxy's
-    debug level), for request_counts()."""
+    debug level), for logged_requests() and request_counts()."""
     files = Files((directory or default_dir()).resolve())
     if not BUCKET_NAME.match(bucket):
         raise ObjectStoreError(
@@ -145,12 +145,14 @@ def start(
 REQUEST_LINE = re.compile(r"request: .*\{(GET|PUT|HEAD|POST|DELETE)@\w+ (\S+) HTTP/")
 
 
-def request_counts(log: Path, offset: int = 0) -> tuple[Counter[str], int]:
+def logged_requests(log: Path, offset: int = 0) -> tuple[list[tuple[str, str]], int]:
     """The requests a server started with log_requests logged after byte
-    `offset` of its log, by kind (LIST: a GET of a bucket; PUT includes
-    copies, which Hadoop's rename makes; POST: multi-object deletes and
-    multipart uploads), and the log's end, the next call's offset."""
-    counts: Counter[str] = Counter()
+    `offset` of its log, each as (kind, what it named: the object's key, or
+    for a listing its prefix), and the log's end, the next call's offset.
+    Kinds: LIST (a GET of a bucket), GET, HEAD, PUT (copies included, which
+    Hadoop's rename makes), POST (multi-object deletes and multipart
+    uploads), DELETE."""
+    found = []
     with open(log, "rb") as handle:
         handle.seek(offset)
         text = handle.read()
@@ -160,11 +162,20 @@ def request_counts(log: Path, offset: int = 0) -> tuple[Counter[str], int]:
             continue
         method, url = match.groups()
         parts = urlsplit(url)
-        path, query = parts.path, parts.query
-        key = path.strip("/").partition("/")[2]
-        listing = method == "GET" and (not key or "list-type" in query)
-        counts["LIST" if listing else method] += 1
-    return counts, offset + len(text)
+        key = unquote(parts.path.strip("/").partition("/")[2])
+        query = parse_qs(parts.query)
+        if method == "GET" and (not key or "list-type" in query):
+            found.append(("LIST", query.get("prefix", [""])[0]))
+        else:
+            found.append((method, key))
+    return found, offset + len(text)
+
+
+def request_counts(log: Path, offset: int = 0) -> tuple[Counter[str], int]:
+    """How many requests of each kind were logged after `offset` (see
+    logged_requests), and the log's end."""
+    found, end = logged_requests(log, offset)
+    return Counter(kind for kind, _ in found), end
 
 
 def stop(directory: Path | None = None, timeout: float = 30) -> None:

@@ -95,8 +95,20 @@ def test_counts_the_requests_it_logged_by_kind(tmp_path, keys):
         assert client.request("GET", "/counted/t/b")[0] == 200
         assert client.request("GET", "/counted")[0] == 200
         assert client.request("DELETE", "/counted/t/a")[0] == 204
+        assert client.request("GET", "/counted", query={"list-type": "2", "prefix": "t/"})[0] == 200
         counts, end = object_store.request_counts(folder / "logs" / "s3proxy.log", offset)
-        assert counts == {"PUT": 2, "HEAD": 1, "GET": 1, "LIST": 1, "DELETE": 1}
+        assert counts == {"PUT": 2, "HEAD": 1, "GET": 1, "LIST": 2, "DELETE": 1}
+        # Each with the key it named, or a listing's prefix.
+        found, _ = object_store.logged_requests(folder / "logs" / "s3proxy.log", offset)
+        assert found == [
+            ("PUT", "t/a"),
+            ("PUT", "t/b"),
+            ("HEAD", "t/a"),
+            ("GET", "t/b"),
+            ("LIST", ""),
+            ("DELETE", "t/a"),
+            ("LIST", "t/"),
+        ]
         assert object_store.request_counts(folder / "logs" / "s3proxy.log", end)[0] == {}
     finally:
         object_store.stop(folder)
