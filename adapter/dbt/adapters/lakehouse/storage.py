@@ -58,11 +58,13 @@ def check_warehouse_dir(warehouse_dir: str) -> None:
 # over ten minutes before the run failed. These bound it to about a minute
 # (91 s measured, the machine busy), and keep the retries that ride out a
 # dropped connection; throttling (503) keeps S3A's own longer limit.
-# The connection pool: Hudi's metadata table keeps the log files it reads
-# open, each holding a connection; with it on, a 5,000-event warehouse build
-# failed on "Timeout waiting for connection from pool" at Hadoop 3.3.4's 96
-# connections and passed at 500, later Hadoop releases' default
-# (HADOOP-19015). The profile's spark_conf overrides each.
+# The connection pool: Hadoop 3.3.4's 96 connections, which later releases
+# raised to 500 because parallel reads ran out of them (HADOOP-19015). With
+# Hudi's metadata table on, Hudi 1.2.0 leaves a connection open for each
+# metadata log block it reads (apache/hudi#19936): a 5,000-event warehouse
+# build failed at 96 and passed at 500, and a longer run fails at either
+# (store_probe.connections_exhausted says so). The profile's spark_conf
+# overrides each.
 S3A_SESSION_DEFAULTS = {
     "spark.hadoop.fs.s3a.attempts.maximum": "3",
     "spark.hadoop.fs.s3a.retry.limit": "3",

@@ -10,9 +10,8 @@ They are recorded on the table at creation (and added to older tables on their
 next write), so Hudi's procedures (`CALL run_compaction`, `run_clean`, ...) and
 other Spark jobs writing the table use them too. They are defaults, not owned
 keys. A target's `server_side_parameters` may set any of them for every model
-it builds (`for_target`), for example `hoodie.metadata.enable: true` for a
-warehouse on object storage, where the metadata table saves file listings; a
-model's `hudi_options` (or `options`) overrides both.
+it builds (`for_target`), for example another parquet codec; a model's
+`hudi_options` (or `options`) overrides both.
 """
 
 from __future__ import annotations
@@ -23,7 +22,9 @@ WRITE_DEFAULTS: dict[str, str] = {
     # The metadata table is a second merge-on-read Hudi table updated inside
     # every commit (about 1 s each here). It saves file listings, which on a
     # local or HDFS file system cost little, and it is what a writer killed
-    # mid-compaction leaves half-done (see recovery.py).
+    # mid-compaction leaves half-done (see recovery.py). On S3 a build made
+    # more requests with it than without, and Hudi 1.2.0 leaks connections
+    # reading it (docs/object-storage.md).
     "hoodie.metadata.enable": "false",
     # The table is in the Spark catalog already (CREATE TABLE, and ALTER TABLE
     # for schema changes); syncing it to the Hive metastore again after each
