@@ -11,7 +11,8 @@ the server's own folder), then starts the next run at once, at the batch that
 was killed. One chain of runs is killed at each named point below in turn,
 then finishes and runs every data test; a reference child builds the same
 batches without interruption, at the same time, on the local disk: the
-killed build on object storage must end equal to it, row by row. Both print
+killed build on object storage must end equal to it, row by row, and with
+the generator's totals (spend in ADS, billable events in DWD). Both print
 a digest of every table of every layer (ref, ods, dwd, dws, ads) and the rows
 each landed file gave ODS, which the tests compare.
 
@@ -63,6 +64,7 @@ from tests.warehouse.warehouse_batches import (
     check_landed,
     compare_digests,
     parse_digest,
+    parse_totals,
     prepare_work,
     timeline,
 )
@@ -89,6 +91,12 @@ def crash_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("warehouse_crash")
     generate(root / "generated", **DATA)
     return root
+
+
+@pytest.fixture(scope="module")
+def truth(crash_root) -> dict:
+    """The generator's totals after the last batch."""
+    return json.loads((crash_root / "generated" / "truth.json").read_text())["batches"][-1]
 
 
 @pytest.fixture(scope="module")
@@ -164,6 +172,15 @@ def test_the_killed_build_in_a_bucket_ends_passing_every_data_test(killed_chain,
     assert completed_instants(tables), "no ADS commit in the bucket"
     local = chain.work.lake / "warehouse"
     assert not local.exists() or not any(local.rglob("*.parquet")), "table files on the local disk"
+
+
+def test_both_builds_end_with_the_generators_totals(killed_chain, reference_output, truth):
+    _, final = killed_chain
+    for build, output in (("killed, in the bucket", final.output()), ("local", reference_output)):
+        found = parse_totals(output)
+        assert found is not None, output[-3000:]
+        assert set(found) == {"cost_micros", "events"}
+        assert found == {key: truth[key] for key in found}, build
 
 
 def test_killed_runs_end_with_the_data_of_an_uninterrupted_run_on_every_layer(

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adlake.landing import BUCKET_SCHEMES, land_batch
+from adlake.runner import compare_targets
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMAS = ("ref", "ods", "dwd", "dws", "ads")
@@ -168,6 +169,13 @@ def parse_digest(output: str) -> tuple[dict[str, tuple[int, int]], dict[str, int
     return digests, landed
 
 
+def parse_totals(output: str) -> dict[str, int] | None:
+    """The TOTALS line of a child's output: the warehouse's totals under the
+    names of the generator's truth (compare_targets.totals)."""
+    found = re.search(r"^TOTALS (\{.*\})$", output, re.M)
+    return json.loads(found.group(1)) if found else None
+
+
 def _user_tables(spark, schema: str) -> Iterator[str]:
     for row in spark.sql(f"show tables in {schema}").collect():
         name = row.tableName
@@ -201,6 +209,8 @@ def print_digest(work: Work) -> None:
                 f"select count(*), coalesce(sum(cast(xxhash64({', '.join(parts)}) as decimal(38, 0))), 0) from {name}"
             ).collect()[0]
             print("DIGEST", name, row[0], row[1], flush=True)
+    totals = compare_targets.totals(lambda sql: spark.sql(sql).collect(), work.schema)
+    print("TOTALS", json.dumps(totals, sort_keys=True), flush=True)
     for table in FEED_TABLES.values():
         rows = spark.sql(
             f"select source_file, count(*) from {work.schema}_ods.{table} group by source_file"
