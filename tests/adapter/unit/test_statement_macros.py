@@ -44,6 +44,9 @@ PINNED = {
     ("show_hudi_table_properties", (("table", T), ("limit", 1000))): (
         "call show_table_properties(table => 'analytics.events', limit => 1000)"
     ),
+    ("show_catalog_tables", (("schema", "iceberg.analytics"),)): (
+        "show tables in iceberg.analytics"
+    ),
     ("describe_query", (("relation", "json.`/landing/a`"),)): (
         "describe query select * from json.`/landing/a`"
     ),

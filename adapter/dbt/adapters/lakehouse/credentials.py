@@ -4,6 +4,7 @@ session's and Spark Connect's."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import concurrency, storage
+from dbt.adapters.lakehouse import concurrency, storage, table_formats
 from dbt.adapters.lakehouse.metastore import shares_catalog
 
 # Runtime settings every connection gets, whatever the method. dbt-spark adds
@@ -103,6 +104,10 @@ class LakehouseCredentials(SparkCredentials):
     # in Spark's memory (spilled to the local disk) rather than written to a
     # scratch table on the lake and read back (see memory_staging).
     stage_in_memory: bool = True
+    # session: table formats its Spark loads besides those the project's
+    # models are written in (table_formats.py), for a process that runs several
+    # projects on one session.
+    table_formats: list[str] = field(default_factory=list)
 
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
@@ -125,6 +130,7 @@ class LakehouseCredentials(SparkCredentials):
                 storage.warehouse_location(self.lake_dir, self.warehouse_dir),
             )
         if self.method == LakehouseMethod.SESSION:
+            self.add_table_formats(self.table_formats, "the profile's table_formats")
             self.warm_start = resolve_warm_start(self.warm_start)
             if self.warm_idle_timeout <= 0:
                 raise DbtRuntimeError(
@@ -147,6 +153,13 @@ class LakehouseCredentials(SparkCredentials):
             raise DbtRuntimeError(str(exc)) from exc
         for key, value in {**RUNTIME_DEFAULTS, **writers}.items():
             self.server_side_parameters.setdefault(key, value)
+
+    def add_table_formats(self, formats: Iterable[str], where: str) -> None:
+        """Have the embedded session load these formats too: a Spark setting,
+        so that the warm server's fingerprint covers it (table_formats.py)."""
+        started = self.spark_conf.get(table_formats.FORMATS_CONF)
+        wanted = [*table_formats.decode(started), *table_formats.check_names(formats, where)]
+        self.spark_conf[table_formats.FORMATS_CONF] = table_formats.encode(wanted)
 
     @property
     def type(self) -> str:

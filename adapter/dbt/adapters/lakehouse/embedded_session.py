@@ -22,6 +22,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.lakehouse import (
     class_data,
     connector_jars,
+    format_jars,
     hudi_bundle,
     lake_lock,
     local_fs,
@@ -29,6 +30,7 @@ from dbt.adapters.lakehouse import (
     spark_local_dir,
     storage,
     store_probe,
+    table_formats,
 )
 from dbt.adapters.lakehouse.metastore import METASTORE_URL, shares_catalog
 
@@ -194,10 +196,16 @@ def root_session(
     hudi_bundle.installed_bundle()
     lake = Path(lake_dir).resolve()
     location = spark_conf.get("spark.sql.warehouse.dir", str(lake / "warehouse"))
+    formats = table_formats.decode(spark_conf.get(table_formats.FORMATS_CONF))
     with _start_lock:
         session = _active_session()
         if session is not None:
             _check_same_lake(lake, location)
+            started = table_formats.started_with(
+                session.conf.get(table_formats.FORMATS_CONF, None),
+                session.conf.get("spark.sql.extensions", None),
+            )
+            table_formats.check_started_with(started, formats)
         else:
             from pyspark.sql import SparkSession
 
@@ -218,6 +226,12 @@ def root_session(
             file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
             conf.update(file_system)
             conf.update(storage.session_defaults(location))
+            # The other table formats the project uses: their catalogs and
+            # extensions beside Hudi's (table_formats says which and why).
+            conf.update(table_formats.session_conf(formats, location))
+            conf[table_formats.FORMATS_CONF] = ",".join(formats)
+            extensions = [HUDI_EXTENSION, *table_formats.extensions(formats)]
+            conf["spark.sql.extensions"] = ",".join(extensions)
             if "spark.local.dir" not in spark_conf:
                 # Not /tmp, where a killed run's copies of the jars stayed.
                 conf.update(spark_local_dir.session_conf(lake, conf[JAVA_OPTIONS]))
@@ -230,7 +244,7 @@ def root_session(
                 conf[JAVA_OPTIONS] = f"{own_java_options} {spark_conf[JAVA_OPTIONS]}"
             # The Hudi bundle, the warehouse's file-system connector (s3a://),
             # then the profile's own jars.
-            jars = [str(jar)]
+            jars = [str(jar), *map(str, format_jars.fetch(formats, logger.info))]
             jars += map(
                 str,
                 connector_jars.connector_jars(location, spark_conf, logger.info),

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 from dbt.adapters.base.meta import available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.capability import Capability, CapabilityDict, CapabilitySupport, Support
+from dbt.adapters.contracts.relation import RelationType
 from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import DbtRuntimeError
@@ -25,15 +26,18 @@ from dbt.adapters.lakehouse import (
     recovery,
     session_settings,
     strategies,
+    table_formats,
 )
 from dbt.adapters.lakehouse.change_reads import ChangeRead, ChangeReadPlanner
 from dbt.adapters.lakehouse.change_reads.queries import ChangeReadQueries
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
-from dbt.adapters.lakehouse.credentials import LakehouseMethod
+from dbt.adapters.lakehouse.credentials import LakehouseCredentials, LakehouseMethod
 from dbt.adapters.lakehouse.data_test_queries import DataTestQueries
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
+from dbt.adapters.lakehouse.relation import LakehouseRelation
 from dbt.adapters.lakehouse.relation_configs import write_defaults
 from dbt.adapters.lakehouse.relation_configs.hudi_table import HudiTableConfig
+from dbt.adapters.lakehouse.relation_configs.iceberg_table import IcebergTableConfig
 from dbt.adapters.lakehouse.statements import Statements
 from dbt.adapters.lakehouse.unchanged_builds import BuildRecords
 from dbt.adapters.lakehouse.written_tables import WrittenTables
@@ -66,6 +70,7 @@ class LakehouseConfig(SparkConfig):
 class LakehouseAdapter(SparkAdapter):
     ConnectionManager = LakehouseConnectionManager
     AdapterSpecificConfigs = LakehouseConfig
+    Relation = LakehouseRelation
     # Source freshness without a loaded_at_field: from the table's Hudi timeline
     # (lakehouse__get_relation_last_modified).
     _capabilities = CapabilityDict(
@@ -146,6 +151,69 @@ class LakehouseAdapter(SparkAdapter):
     def type(cls) -> str:
         return "lakehouse"
 
+    # --- table formats and their catalogs (table_formats.py) ---------------------
+
+    def acquire_connection(self, name: str | None = None) -> Any:
+        """Before a connection opens, the embedded session is told the
+        formats the project's models are written in (the manifest dbt gave
+        the adapter is whole by then), so that it loads them as it starts."""
+        nodes = getattr(self._macro_resolver, "nodes", None)
+        creds = self.config.credentials
+        if nodes and isinstance(creds, LakehouseCredentials):
+            if creds.method == LakehouseMethod.SESSION:
+                creds.add_table_formats(table_formats.of_nodes(nodes.values()), "the project")
+        return super().acquire_connection(name)
+
+    @available
+    def table_formats(self) -> list[str]:
+        """The formats a model may be written in, the default first."""
+        return list(table_formats.FORMATS)
+
+    @available
+    def table_format_catalog(self, file_format: str | None) -> str | None:
+        """The dbt database (Spark catalog) of a format's tables; None: the session catalog."""
+        return table_formats.CATALOGS.get(str(file_format or table_formats.DEFAULT_FORMAT).lower())
+
+    def list_schemas(self, database: str) -> list[str]:
+        try:
+            return super().list_schemas(database)
+        except DbtRuntimeError as exc:
+            # Iceberg's Hadoop catalog before its first schema: no folder yet.
+            if database and _no_namespace(exc):
+                return []
+            raise
+
+    def list_relations_without_caching(self, schema_relation: BaseRelation) -> list[BaseRelation]:
+        if not schema_relation.database:
+            return super().list_relations_without_caching(schema_relation)
+        # A catalog of its own holds tables of its format only (Iceberg's:
+        # no views), and Spark 3.5 has no SHOW TABLE EXTENDED for them.
+        qualified = f"{schema_relation.database}.{schema_relation.schema}"
+        try:
+            rows = self._rows(self._statements.sql("show_catalog_tables", schema=qualified))
+        except DbtRuntimeError as exc:
+            if _no_namespace(exc):
+                return []
+            raise
+        fmt = next(
+            (
+                f
+                for f, catalog in table_formats.CATALOGS.items()
+                if catalog == schema_relation.database
+            ),
+            None,
+        )
+        return [
+            self.Relation.create(
+                database=schema_relation.database,
+                schema=schema_relation.schema,
+                identifier=row[1],
+                type=RelationType.Table,
+                is_iceberg=fmt == "iceberg",
+            )
+            for row in rows
+        ]
+
     # --- dbt docs' catalog (docs_catalog.py) ----------------------------------------
 
     def get_filtered_catalog(  # type: ignore[no-untyped-def]
@@ -221,6 +289,21 @@ class LakehouseAdapter(SparkAdapter):
                 logger.warning(warning)
             self._hudi_configs[cache_key] = parsed
         return parsed
+
+    @available
+    def iceberg_config(self, model: dict[str, Any]) -> IcebergTableConfig:
+        """An Iceberg model's configs, validated (a compilation error names the model)."""
+        config = model.get("config", {})
+        if config.get("unique_key") in ("", []):
+            config = {key: value for key, value in config.items() if key != "unique_key"}
+        return IcebergTableConfig.from_model_config(model["name"], config)
+
+    @available
+    def catalog_table_settings(self, relation: BaseRelation) -> tuple[dict[str, str], list[str]]:
+        """(table properties, partition fields) of a table in a catalog of its
+        own format (Iceberg's: its transforms, e.g. `bucket(4, id)`)."""
+        table = _name(relation)
+        return self._lake.table_properties(table), self._lake.describe(table).partitions
 
     @available
     def rebuilds_in_place(
@@ -375,11 +458,13 @@ class LakehouseAdapter(SparkAdapter):
         batches in memory (memory_staging), a temporary view of its session,
         which has no schema (so named after the table's schema too)."""
         schema, identifier = _parts(relation)
+        # In the session catalog, whatever the table's: a scratch table is parquet.
         if not cast(LakehouseConnectionManager, self.connections).stages_in_memory():
-            path = {"identifier": self.scratch_identifier(identifier, role)}
+            path = {"database": None, "identifier": self.scratch_identifier(identifier, role)}
             kind = "table"
         else:
             path = {
+                "database": None,
                 "schema": None,
                 "identifier": self.scratch_identifier(f"{schema}__{identifier}", role),
             }
@@ -440,6 +525,16 @@ class LakehouseAdapter(SparkAdapter):
         signed: bool = False,
     ) -> ChangeRead:
         """Plan what the model reads of `upstream` in this run (ChangeReadPlanner.plan)."""
+        fmt = str(model.get("config", {}).get("file_format") or table_formats.DEFAULT_FORMAT)
+        if fmt.lower() != table_formats.DEFAULT_FORMAT or upstream.database:
+            # The read positions live in the reader's Hudi commits, and the
+            # changes come from the upstream's Hudi timeline.
+            raise DbtRuntimeError(
+                f"Model '{model.get('name')}': change reads (lake_changes, lake_signed_changes, "
+                f"lake_changed_keys) of {upstream} are built for a Hudi model reading a Hudi "
+                "table only, not yet for Iceberg: read the upstream whole, or make both models "
+                "file_format hudi."
+            )
         return self._change_reads.plan(
             model, this, upstream, mode, incremental, on_gap, stage, signed
         )
@@ -581,6 +676,11 @@ class LakehouseAdapter(SparkAdapter):
         return self._written.changed_values_sql(names, columns, scope_mode)
 
 
+def _no_namespace(exc: Exception) -> bool:
+    """A schema (namespace) of a catalog that does not exist yet."""
+    return "SCHEMA_NOT_FOUND" in str(exc) or "NoSuchNamespaceException" in str(exc)
+
+
 def _parts(relation: BaseRelation) -> tuple[str, str]:
     """(schema, identifier): a relation the adapter looks at has both."""
     if relation.schema is None or relation.identifier is None:
@@ -589,9 +689,11 @@ def _parts(relation: BaseRelation) -> tuple[str, str]:
 
 
 def _name(relation: BaseRelation) -> str:
-    """schema.table, as the adapter's own statements name a table."""
+    """schema.table, as the adapter's own statements name a table (catalog.schema.table
+    for a table of another catalog than the session's)."""
     schema, identifier = _parts(relation)
-    return f"{schema}.{identifier}"
+    catalog = f"{relation.database}." if relation.database else ""
+    return f"{catalog}{schema}.{identifier}"
 
 
 def _table_name(relation: BaseRelation | None) -> str | None:

@@ -48,18 +48,22 @@ def parse_describe(rows: Iterable[Any]) -> Description:
         name = str(row[0] or "").strip()
         if name == "# Partition Information":
             section = "partitions"
+        elif name == "# Partitioning":  # a table of another catalog (Iceberg's): its transforms
+            section = "transforms"
         elif name == "# Detailed Table Information":
             section = "details"
         elif name.startswith("#"):  # a section's header row, or one not read here
             if section == "columns":
                 section = "other"
         elif not name:
-            if section in ("columns", "partitions"):
+            if section in ("columns", "partitions", "transforms"):
                 section = "other"
         elif section == "columns":
             described.columns.append((name, str(row[1]), str(row[2] or "")))
         elif section == "partitions":
             described.partitions.append(name)
+        elif section == "transforms":
+            described.partitions.append(str(row[1]))
         elif section == "details":
             described.details[name] = str(row[1] or "")
     return described

@@ -1,8 +1,11 @@
 {% materialization incremental, adapter='lakehouse', supported_languages=['sql'] -%}
-  {%- if lakehouse_file_format() != 'hudi' -%}
-    {{ exceptions.raise_compiler_error(
-        "Model '" ~ model.name ~ "': dbt-lakehouse writes incremental models as Hudi tables; "
-        ~ "file_format '" ~ lakehouse_file_format() ~ "' is not supported. Remove file_format or set it to 'hudi'.") }}
+  {%- do lakehouse_check_table_format() -%}
+  {%- if lakehouse_file_format() == 'iceberg' -%}
+    {{ run_hooks(pre_hooks) }}
+    {%- set target_relation = lakehouse_write_iceberg_model(rebuild=should_full_refresh()) -%}
+    {% do persist_docs(target_relation, model) %}
+    {{ run_hooks(post_hooks) }}
+    {{ return({'relations': [target_relation]}) }}
   {%- endif -%}
   {{ run_hooks(pre_hooks) }}
   {%- do lakehouse_note_write_start(load_relation(this)) -%}
@@ -28,5 +31,17 @@
 {% macro lake_nothing_to_read() -%}
   {%- if execute -%}
     {%- do adapter.note_nothing_to_read(model) -%}
+  {%- endif -%}
+{%- endmacro %}
+
+
+{#- The table formats a lake model may be written in (the adapter's table_formats.py). -#}
+{% macro lakehouse_check_table_format() -%}
+  {%- set formats = adapter.table_formats() -%}
+  {%- if lakehouse_file_format() not in formats -%}
+    {{ exceptions.raise_compiler_error(
+        "Model '" ~ model.name ~ "': file_format '" ~ lakehouse_file_format() ~ "' is not a table format "
+        ~ "dbt-lakehouse writes " ~ model.config.materialized ~ " models in; use one of: " ~ formats | join(', ')
+        ~ " (or remove file_format: " ~ formats[0] ~ ").") }}
   {%- endif -%}
 {%- endmacro %}

@@ -14,6 +14,7 @@
 {#- A Hudi seed is created like any Hudi table: its type, keys, partitioning
     and hoodie.* settings come from the typed config. Other formats: dbt-spark. -#}
 {% macro lakehouse__create_csv_table(model, agate_table) -%}
+  {%- do lakehouse_refuse_iceberg('seeds') -%}
   {%- if lakehouse_file_format() != 'hudi' -%}
     {{ return(spark__create_csv_table(model, agate_table)) }}
   {%- endif -%}

@@ -11,6 +11,7 @@
     itself changes. -#}
 
 {% materialization snapshot, adapter='lakehouse' %}
+  {%- do lakehouse_refuse_iceberg('snapshots') -%}
   {%- if lakehouse_file_format() != 'hudi' -%}
     {{ return(materialization_snapshot_spark()) }}
   {%- endif -%}

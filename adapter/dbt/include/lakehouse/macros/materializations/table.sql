@@ -1,8 +1,16 @@
 {#- A Hudi `table` model is rebuilt through the same write path as incremental
-    models; other formats keep dbt-spark's materialization. With
+    models, an Iceberg one through Iceberg's (iceberg_write.sql); other
+    formats keep dbt-spark's materialization. With
     `skip_unchanged: true` it is rebuilt only when something it selects from
     has a new commit (see the adapter's unchanged_builds.py). -#}
 {% materialization table, adapter='lakehouse', supported_languages=['sql', 'python'] -%}
+  {%- if lakehouse_file_format() == 'iceberg' and model.language == 'sql' -%}
+    {{ run_hooks(pre_hooks) }}
+    {%- set target_relation = lakehouse_write_iceberg_model(rebuild=true) -%}
+    {% do persist_docs(target_relation, model) %}
+    {{ run_hooks(post_hooks) }}
+    {{ return({'relations': [target_relation]}) }}
+  {%- endif -%}
   {%- if lakehouse_file_format() != 'hudi' or model.language != 'sql' -%}
     {{ return(materialization_table_spark()) }}
   {%- endif -%}

@@ -10,6 +10,10 @@
     {{ exceptions.raise_compiler_error("Pass `model` (a model name) or `table` (schema.table).") }}
   {%- endif -%}
   {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == model -%}
+    {%- if node.config.get('file_format', 'hudi') != 'hudi' -%}
+      {{ exceptions.raise_compiler_error("Model '" ~ model ~ "' is a " ~ node.config.get('file_format')
+          ~ " table: the table services here are Hudi's (not built for " ~ node.config.get('file_format') ~ " yet).") }}
+    {%- endif -%}
     {{ return(node.schema ~ '.' ~ node.alias) }}
   {%- endfor -%}
   {{ exceptions.raise_compiler_error("No model named '" ~ model ~ "' in this project.") }}

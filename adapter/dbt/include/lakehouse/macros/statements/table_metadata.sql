@@ -63,3 +63,9 @@ call show_table_properties(table => '{{ table }}', limit => {{ limit }})
 {% macro lakehouse__describe_query(relation) -%}
 describe query select * from {{ relation }}
 {%- endmacro %}
+
+{#- The tables of a schema of a catalog other than the session catalog
+    (rows of namespace, tableName, isTemporary). -#}
+{% macro lakehouse__show_catalog_tables(schema) -%}
+show tables in {{ schema }}
+{%- endmacro %}

@@ -1,0 +1,36 @@
+"""The adapter's relations: dbt-spark's, with a Spark catalog as the database.
+
+dbt-spark has no database: every relation is `schema.table` in the session
+catalog, which holds Hudi's tables here. A table in another catalog (Iceberg's,
+table_formats.py) has that catalog as its database and renders as
+`catalog.schema.table`; a relation without one renders as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dbt.adapters.contracts.relation import Policy
+from dbt.adapters.spark.relation import SparkIncludePolicy, SparkRelation
+
+
+@dataclass
+class LakehouseIncludePolicy(SparkIncludePolicy):
+    # Rendered when set: None (the session catalog) is left out by dbt's render.
+    database: bool = True
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LakehouseRelation(SparkRelation):
+    include_policy: Policy = field(default_factory=lambda: LakehouseIncludePolicy())
+
+    def __post_init__(self) -> None:
+        # dbt-spark refuses any database; here it names the table's catalog.
+        pass
+
+    def render(self) -> str:
+        # dbt-spark's render refuses database and schema both included; an
+        # empty database is the session catalog too.
+        if self.database == "":
+            return str(self.incorporate(path={"database": None}))  # type: ignore[no-untyped-call]
+        return super(SparkRelation, self).render()

@@ -1,0 +1,189 @@
+"""Which config works on which table format: one table that the config
+validation reads (a config that means nothing for a model's format is an
+error naming the model, the key, the format and what to use instead) and the
+docs render (adapter/README.md's "Configs by table format", checked by a unit
+test).
+
+A cell says what the config does on that format; None: the format refuses
+it, and `instead` says what to use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
+
+
+@dataclass(frozen=True)
+class Support:
+    key: str
+    hudi: str
+    iceberg: str | None
+    # Per format it refuses: what to use instead, or why not.
+    instead: dict[str, str] = field(default_factory=dict)
+
+
+CONFIGS: tuple[Support, ...] = (
+    Support(
+        "unique_key",
+        hudi="the record key: upserts, deletes",
+        iceberg="the MERGE's key: upserts, deletes (kept in the table property lakehouse.unique_key)",
+    ),
+    Support(
+        "table_type",
+        hudi="`cow` / `mor`: Hudi's table type",
+        iceberg="`cow` / `mor`: `write.update.mode`, `write.delete.mode`, `write.merge.mode` "
+        "copy-on-write / merge-on-read (position delete files)",
+    ),
+    Support(
+        "precombine_key",
+        hudi="Hudi's ordering field: the larger value wins in any arrival order",
+        iceberg="the batch keeps the largest value per key, and the MERGE updates or deletes "
+        "a stored row only when the incoming value is not smaller",
+    ),
+    Support(
+        "partition_by",
+        hudi="partition path fields",
+        iceberg="identity partition fields",
+    ),
+    Support(
+        "index",
+        hudi="Hudi's index (`bloom`, `simple`, `bucket` with `buckets`, ...)",
+        iceberg="`{type: bucket, buckets: N}` only: a `bucket(N, unique_key)` partition field",
+        instead={
+            "iceberg": "Iceberg finds rows by its metadata, not an index: only "
+            "{type: bucket, buckets: N} applies (a bucket partition field on the unique_key)."
+        },
+    ),
+    Support(
+        "delete_condition",
+        hudi="batch rows matching it delete their key",
+        iceberg="batch rows matching it delete their key (a MERGE's delete)",
+    ),
+    Support(
+        "tblproperties",
+        hudi="table properties",
+        iceberg="table properties (Iceberg's own: `write.target-file-size-bytes`, ...)",
+    ),
+    Support(
+        "hudi_options",
+        hudi="any `hoodie.*` setting, for the table and its writes",
+        iceberg=None,
+        instead={"iceberg": "Set Iceberg's table properties in tblproperties."},
+    ),
+    Support(
+        "options",
+        hudi="dbt-spark's `options`, mapped onto the typed configs",
+        iceberg=None,
+        instead={
+            "iceberg": "Use the typed configs, or Iceberg's table properties in tblproperties."
+        },
+    ),
+    Support(
+        "compaction",
+        hudi="when and how delta logs are compacted",
+        iceberg=None,
+        instead={"iceberg": "Not built for Iceberg yet (its rewrite_data_files): remove it."},
+    ),
+    Support(
+        "cleaning",
+        hudi="how many commits' files are kept",
+        iceberg=None,
+        instead={"iceberg": "Not built for Iceberg yet (its expire_snapshots): remove it."},
+    ),
+    Support(
+        "file_sizing",
+        hudi="base and log file sizes",
+        iceberg=None,
+        instead={"iceberg": "Set Iceberg's write.target-file-size-bytes in tblproperties."},
+    ),
+    Support(
+        "skip_unchanged",
+        hudi="no write when nothing it reads has a new commit",
+        iceberg=None,
+        instead={"iceberg": "Not built for Iceberg yet: remove it."},
+    ),
+    Support(
+        "location_root",
+        hudi="the table's folder",
+        iceberg=None,
+        instead={
+            "iceberg": "The iceberg catalog places its tables under the warehouse's iceberg/ "
+            "folder: remove location_root."
+        },
+    ),
+    Support(
+        "clustered_by",
+        hudi="refused: Hudi's bucket index does that job (`index: {type: bucket}`)",
+        iceberg=None,
+        instead={"iceberg": "Set index: {type: bucket, buckets: N} with a unique_key."},
+    ),
+    Support(
+        "buckets",
+        hudi="refused: Hudi's bucket index does that job (`index: {type: bucket}`)",
+        iceberg=None,
+        instead={"iceberg": "Set index: {type: bucket, buckets: N} with a unique_key."},
+    ),
+)
+
+BY_KEY = {s.key: s for s in CONFIGS}
+
+# The incremental strategies each format runs besides Hudi's (all of them).
+STRATEGIES: dict[str, dict[str, str]] = {
+    "iceberg": {
+        "append": "`INSERT INTO`",
+        "upsert": "`MERGE INTO` on the unique_key",
+        "merge": "`MERGE INTO` on the unique_key (without one: `append`)",
+        "insert_overwrite": "`INSERT OVERWRITE` of the partitions the batch writes",
+    },
+}
+STRATEGY_INSTEAD = {
+    "iceberg": "microbatch is not built for Iceberg yet: use merge with incremental_predicates."
+}
+
+
+def _given(value: Any) -> bool:
+    return value is not None and value != {} and value != [] and value != ""
+
+
+def check(model: str, fmt: str, config: Mapping[str, Any]) -> None:
+    """Refuse each config the model sets that `fmt` does not take."""
+    for support in CONFIGS:
+        value = config.get(support.key)
+        if _given(value) and getattr(support, fmt) is None:
+            raise LakeConfigError(
+                model,
+                support.key,
+                value,
+                f"It does nothing for file_format '{fmt}'. {support.instead[fmt]}",
+            )
+
+
+def check_strategy(model: str, fmt: str, strategy: str) -> None:
+    allowed = STRATEGIES[fmt]
+    if strategy not in allowed:
+        raise LakeConfigError(
+            model,
+            "incremental_strategy",
+            strategy,
+            f"On file_format '{fmt}' use one of: {', '.join(allowed)}. "
+            f"{STRATEGY_INSTEAD.get(fmt, '')}".strip(),
+        )
+
+
+def markdown_table() -> str:
+    """The docs' table of configs by format (adapter/README.md)."""
+    lines = ["| config | `hudi` | `iceberg` |", "|---|---|---|"]
+    for s in CONFIGS:
+        iceberg = s.iceberg if s.iceberg is not None else f"refused. {s.instead['iceberg']}"
+        lines.append(f"| `{s.key}` | {s.hudi} | {iceberg} |")
+    for fmt, strategies in STRATEGIES.items():
+        for name, how in strategies.items():
+            lines.append(f"| `incremental_strategy: {name}` | yes | {how} |")
+        lines.append(
+            f"| `incremental_strategy: microbatch` | yes | refused. {STRATEGY_INSTEAD[fmt]} |"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,115 @@
+"""The table formats a Spark session can hold, and what each needs loaded.
+
+Which catalog holds which format, and why:
+- Hudi's tables are in the session catalog (`spark_catalog`, Hudi's
+  HoodieCatalog over the Hive metastore) under plain `schema.table` names, as
+  dbt-spark projects and Hudi's docs expect. Hudi needs its catalog to be the
+  session catalog, and only one catalog can be.
+- Iceberg's tables are in a catalog of their own named `iceberg` (Iceberg's
+  SparkCatalog over a Hadoop warehouse: the `iceberg/` folder of the
+  warehouse, on the local disk or in a bucket; no second metastore client).
+  A model with `file_format: iceberg` gets that catalog as its dbt database
+  (macros/catalogs.sql), so it renders as `iceberg.schema.table`, and the
+  same schema name may hold Hudi and Iceberg tables side by side. A profile
+  may point the catalog elsewhere (`spark.sql.catalog.iceberg.*` in
+  spark_conf beats these settings).
+
+A session loads a format's jar (format_jars.py) and SQL extension only when the project has a
+model of that format, or the profile's `table_formats` lists it: the adapter
+writes the set into the session's settings under FORMATS_CONF before the first
+connection opens (impl.py), which is also how a running session (the
+process's, or the lake's warm server, whose fingerprint covers spark_conf)
+tells what it was started with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from dbt_common.exceptions import DbtRuntimeError
+
+# The formats a model may name in file_format; the first is the default.
+FORMATS = ("hudi", "iceberg")
+DEFAULT_FORMAT = FORMATS[0]
+# The Spark setting that lists the formats a session was started with.
+FORMATS_CONF = "spark.lakehouse.tableFormats"
+
+ICEBERG_EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
+ICEBERG_CATALOG_CLASS = "org.apache.iceberg.spark.SparkCatalog"
+# The dbt database (Spark catalog) of each format's tables; None: the session catalog.
+CATALOGS: dict[str, str | None] = {"hudi": None, "iceberg": "iceberg"}
+
+
+def check_names(formats: Iterable[str], where: str) -> list[str]:
+    """The formats, each known, in FORMATS order; an error naming `where` otherwise."""
+    wanted = {str(f).strip().lower() for f in formats if str(f).strip()}
+    unknown = sorted(wanted - set(FORMATS))
+    if unknown:
+        raise DbtRuntimeError(
+            f"{where} names the table format(s) {', '.join(unknown)}; dbt-lakehouse "
+            f"writes {', '.join(FORMATS)}."
+        )
+    return [f for f in FORMATS if f in wanted or f == DEFAULT_FORMAT]
+
+
+def of_nodes(nodes: Iterable[object]) -> set[str]:
+    """The formats the models, seeds and snapshots of a manifest are written in
+    (unknown names are left for the model's own error)."""
+    found: set[str] = set()
+    for node in nodes:
+        config = getattr(node, "config", None)
+        fmt = config.get("file_format") if config is not None else None
+        if isinstance(fmt, str) and fmt.lower() in FORMATS:
+            found.add(fmt.lower())
+    return found
+
+
+def encode(formats: Iterable[str]) -> str:
+    return ",".join(check_names(formats, "table_formats"))
+
+
+def decode(value: str | None) -> list[str]:
+    """The formats a FORMATS_CONF value lists (Hudi alone when unset)."""
+    return check_names((value or "").split(","), FORMATS_CONF)
+
+
+def session_conf(formats: Iterable[str], warehouse: str) -> dict[str, str]:
+    """The extensions and catalogs of the formats other than Hudi, for a
+    session whose Hudi warehouse is at `warehouse`."""
+    conf: dict[str, str] = {}
+    if "iceberg" in formats:
+        conf.update(
+            {
+                "spark.sql.catalog.iceberg": ICEBERG_CATALOG_CLASS,
+                "spark.sql.catalog.iceberg.type": "hadoop",
+                "spark.sql.catalog.iceberg.warehouse": f"{warehouse.rstrip('/')}/iceberg",
+            }
+        )
+    return conf
+
+
+def extensions(formats: Iterable[str]) -> list[str]:
+    return [ICEBERG_EXTENSION] if "iceberg" in formats else []
+
+
+def started_with(formats_conf: str | None, extensions: str | None) -> list[str]:
+    """The formats a running session holds: its FORMATS_CONF, or for a session
+    the adapter did not start, those whose SQL extension it has."""
+    if formats_conf:
+        return decode(formats_conf)
+    loaded = extensions or ""
+    return [DEFAULT_FORMAT, *(["iceberg"] if ICEBERG_EXTENSION in loaded else [])]
+
+
+def check_started_with(started: list[str], wanted: Iterable[str]) -> None:
+    """A running session serves the wanted formats only if it was started with
+    them: a JVM cannot load a format's jar later."""
+    missing = [f for f in wanted if f not in started]
+    if missing:
+        raise DbtRuntimeError(
+            f"This process's Spark session was started without {', '.join(missing)} "
+            f"(it holds {', '.join(started)}), which this project's models need: a "
+            "running JVM cannot load a table format's jar. Run dbt in a new process, or list "
+            "every format the process will use in the profile's table_formats "
+            f"(e.g. table_formats: [{', '.join(FORMATS)}])."
+        )

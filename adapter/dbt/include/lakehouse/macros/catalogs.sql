@@ -1,0 +1,35 @@
+{#- Tables of a format kept in a Spark catalog of their own (Iceberg's, see
+    the adapter's table_formats.py) have that catalog as their dbt database:
+    `iceberg.schema.table`; other tables none, as on dbt-spark. A model that
+    sets `database` itself keeps it. -#}
+{% macro lakehouse__generate_database_name(custom_database_name=none, node=none) -%}
+  {%- if custom_database_name is not none -%}
+    {{ return(custom_database_name) }}
+  {%- endif -%}
+  {#- (None: the session catalog, which Hudi's tables are in.) -#}
+  {{ return(adapter.table_format_catalog(node.config.get('file_format')) if node is not none else none) }}
+{%- endmacro %}
+
+
+{#- The schemas of a catalog: the session catalog's databases, or another
+    catalog's namespaces. -#}
+{% macro lakehouse__list_schemas(database) -%}
+  {% call statement('list_schemas', fetch_result=True, auto_begin=False) %}
+    {%- if database %}
+    show namespaces in {{ database }}
+    {%- else %}
+    show databases
+    {%- endif %}
+  {% endcall %}
+  {{ return(load_result('list_schemas').table) }}
+{%- endmacro %}
+
+
+{#- What is not built on Iceberg yet is refused by name, never half done. -#}
+{% macro lakehouse_refuse_iceberg(what) -%}
+  {%- if lakehouse_file_format() == 'iceberg' -%}
+    {{ exceptions.raise_compiler_error(
+        "'" ~ model.name ~ "': " ~ what ~ " are not built as Iceberg tables yet: remove file_format "
+        ~ "(a Hudi table) or set file_format: parquet.") }}
+  {%- endif -%}
+{%- endmacro %}

@@ -1,0 +1,155 @@
+{#- The write path of an Iceberg model (`file_format: iceberg`), shared by the
+    `table` and `incremental` materializations. The configs mean what they
+    mean on Hudi (the adapter's relation_configs/format_support.py); the SQL is
+    Iceberg's: a keyed write is a MERGE whose batch keeps one row per key (the
+    largest precombine_key; on a tie a delete), and which updates or deletes a
+    stored row only when the incoming precombine_key is not smaller. The batch
+    is staged once (scratch_tables.sql), as for Hudi, so the emptiness probe
+    and the write read the same rows. -#}
+
+{% macro lakehouse_write_iceberg_model(rebuild) -%}
+  {%- set lake = adapter.iceberg_config(model) -%}
+  {%- if model.config.materialized == 'incremental' -%}
+    {%- set strategy = lake.resolve_strategy(config.get('incremental_strategy') or lake.default_strategy) -%}
+  {%- else -%}
+    {%- set strategy = lake.default_strategy -%}
+  {%- endif -%}
+  {%- set target_relation = this.incorporate(type='table') -%}
+  {%- set existing_relation = load_relation(this) -%}
+  {%- set temp_relation = adapter.scratch_relation(this, 'batch') -%}
+  {%- if temp_relation.schema is not none -%}
+    {#- (A scratch table is parquet, in the session catalog's schema of that name.) -#}
+    {%- do adapter.create_schema(temp_relation.without_identifier()) -%}
+  {%- endif -%}
+
+  {%- set model_sql = compiled_code -%}
+  {%- if config.get('contract').enforced -%}
+    {%- do get_assert_columns_equivalent(compiled_code) -%}
+    {%- set model_sql = get_select_subquery(compiled_code) -%}
+  {%- endif -%}
+  {%- do lakehouse_create_scratch_table(temp_relation, model_sql) -%}
+  {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}
+  {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
+
+  {%- if existing_relation is none or rebuild -%}
+    {#- A new table, a `table` model or a full refresh: the batch (one row
+        per key, no deletes) in one commit; a table already there keeps its
+        history (its earlier snapshots) and its readers never miss it. -#}
+    {%- call statement('main') -%}
+      create or replace table {{ target_relation }}
+      using iceberg
+      {%- if lake.partition_fields() %}
+      partitioned by ({{ lake.partition_fields() | join(', ') }})
+      {%- endif %}
+      tblproperties (
+        {%- for key, value in lake.table_properties().items() %}
+        {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
+        {%- endfor %}
+      )
+      as select {{ columns | map(attribute='quoted') | join(', ') }}
+      from {{ lakehouse_iceberg_batch(temp_relation, columns, lake, with_deletes=false) }}
+    {%- endcall -%}
+  {%- else -%}
+    {%- set table_props, partition_fields = adapter.catalog_table_settings(existing_relation) -%}
+    {%- do lakehouse_update_table_properties(target_relation, lake.changes(table_props, partition_fields)) -%}
+    {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
+    {%- do process_schema_changes(on_schema_change, temp_relation, existing_relation) -%}
+    {%- if lakehouse_is_empty(temp_relation) -%}
+      {{ log("Model " ~ model.name ~ ": no new rows, no snapshot written.", info=true) }}
+      {%- call statement('main') -%}
+        select 0 as rows_written
+      {%- endcall -%}
+    {%- else -%}
+      {%- set arg_dict = {
+          'target_relation': target_relation,
+          'temp_relation': temp_relation,
+          'dest_columns': adapter.get_columns_in_relation(target_relation),
+          'source_columns': columns,
+          'incremental_predicates': config.get('incremental_predicates') or config.get('predicates'),
+      } -%}
+      {#- insert_overwrite replaces the partitions the batch writes (Spark's
+          dynamic overwrite, which Iceberg follows), the whole table if unpartitioned. -#}
+      {%- if strategy == 'insert_overwrite' -%}
+        {%- call statement('dynamic_overwrite', auto_begin=False) -%}
+          set spark.sql.sources.partitionOverwriteMode = dynamic
+        {%- endcall -%}
+      {%- endif -%}
+      {%- call statement('main') -%}
+        {{ lakehouse_iceberg_write_sql(strategy, arg_dict, lake) }}
+      {%- endcall -%}
+      {%- if strategy == 'insert_overwrite' -%}
+        {%- call statement('dynamic_overwrite_reset', auto_begin=False) -%}
+          reset spark.sql.sources.partitionOverwriteMode
+        {%- endcall -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- do lakehouse_drop_scratch_table(temp_relation) -%}
+  {{ return(target_relation) }}
+{%- endmacro %}
+
+
+{#- The staged batch as the write reads it: with a unique_key, one row per
+    key (the largest precombine_key; on a tie, a delete wins, as on Hudi where
+    deletes apply after the upserts), with `lakehouse_is_delete`; without
+    deletes when `with_deletes` is false. -#}
+{% macro lakehouse_iceberg_batch(temp_relation, columns, lake, with_deletes) -%}
+  {%- set is_delete = 'coalesce((' ~ lake.delete_condition ~ '), false)' if lake.delete_condition else 'false' -%}
+  {%- if not lake.record_key -%}
+  (select *, false as lakehouse_is_delete from {{ temp_relation }})
+  {%- else -%}
+  (select * from (
+    select *, row_number() over (
+      partition by {{ lake.record_key | join(', ') }}
+      order by {% if lake.precombine_key %}{{ lake.precombine_key }} desc nulls last, {% endif %}lakehouse_is_delete desc
+    ) as lakehouse_rank
+    from (select *, {{ is_delete }} as lakehouse_is_delete from {{ temp_relation }})
+  ) where lakehouse_rank = 1{% if not with_deletes %} and not lakehouse_is_delete{% endif %})
+  {%- endif -%}
+{%- endmacro %}
+
+
+{% macro lakehouse_iceberg_write_sql(strategy, arg_dict, lake) -%}
+  {%- set target = arg_dict['target_relation'] -%}
+  {%- set present = arg_dict['source_columns'] | map(attribute='name') | map('lower') | list -%}
+  {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list -%}
+  {#- One value per target column, by name; NULL for one the batch lacks. -#}
+  {%- set values = [] -%}
+  {%- set value_of = {} -%}
+  {%- for col in arg_dict['dest_columns'] -%}
+    {%- set value = lakehouse_src() ~ '.' ~ col.quoted if col.name | lower in present else 'cast(null as ' ~ col.data_type ~ ')' -%}
+    {%- do values.append(value) -%}
+    {%- do value_of.update({col.name: value}) -%}
+  {%- endfor -%}
+  {%- set batch = lakehouse_iceberg_batch(arg_dict['temp_relation'], arg_dict['source_columns'], lake, with_deletes=true) -%}
+  {%- if strategy in ('append', 'insert_overwrite') %}
+  insert {{ 'overwrite' if strategy == 'insert_overwrite' else 'into' }} {{ target }} ({{ cols | join(', ') }})
+  select {{ values | join(', ') }}
+  from {{ batch }} as {{ lakehouse_src() }}
+  {%- else -%}
+    {%- set kept = lakehouse_kept_columns(arg_dict) -%}
+    {%- set predicates = (arg_dict.get('incremental_predicates') or []) | list -%}
+    {%- set newer = lakehouse_src() ~ '.' ~ lake.precombine_key ~ ' >= ' ~ lakehouse_dest() ~ '.' ~ lake.precombine_key if lake.precombine_key else none %}
+  merge into {{ target }} as {{ lakehouse_dest() }}
+  using (
+    select {{ lakehouse_src() }}.* from {{ batch }} as {{ lakehouse_src() }}
+    {%- if predicates %}
+    {#- A batch row whose key is stored in a row the predicates exclude is
+        left out: written, it would replace the very row they protect. -#}
+    left anti join {{ target }} as {{ lakehouse_dest() }}
+      on {{ lakehouse_key_match(lake.record_key) }}
+      and not coalesce(({{ predicates | join(') and (') }}), false)
+    {%- endif %}
+  ) as {{ lakehouse_src() }}
+  on {{ lakehouse_key_match(lake.record_key) }}
+  {%- if lake.delete_condition %}
+  when matched and {{ lakehouse_src() }}.lakehouse_is_delete{{ ' and ' ~ newer if newer }} then delete
+  {%- endif %}
+  when matched and not {{ lakehouse_src() }}.lakehouse_is_delete{{ ' and ' ~ newer if newer }} then update set
+    {%- for col in arg_dict['dest_columns'] if col.name | lower not in kept %}
+    {{ col.quoted }} = {{ value_of[col.name] }}{{ "," if not loop.last }}
+    {%- endfor %}
+  when not matched and not {{ lakehouse_src() }}.lakehouse_is_delete then insert ({{ cols | join(', ') }})
+  values ({{ values | join(', ') }})
+  {%- endif -%}
+{%- endmacro %}

@@ -1,0 +1,166 @@
+"""Table formats besides Hudi: which configs each takes (format_support), what
+an Iceberg model's configs become (iceberg_table), which formats a session
+loads (table_formats) and how a table of another catalog is named (relation).
+The SQL they drive runs in tests/adapter/functional/formats/."""
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.lakehouse import format_jars, hudi_bundle, table_formats
+from dbt.adapters.lakehouse.relation import LakehouseRelation
+from dbt.adapters.lakehouse.relation_configs import format_support
+from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
+from dbt.adapters.lakehouse.relation_configs.iceberg_table import IcebergTableConfig
+
+README = Path(format_support.__file__).resolve().parents[4] / "README.md"
+
+
+def iceberg(**config) -> IcebergTableConfig:
+    return IcebergTableConfig.from_model_config("m", config)
+
+
+# --- which config on which format -----------------------------------------------
+
+
+def test_the_readme_shows_the_table_the_validation_reads():
+    assert format_support.markdown_table() in README.read_text(), (
+        "Paste format_support.markdown_table() into adapter/README.md's table of "
+        "configs by format:\n" + format_support.markdown_table()
+    )
+
+
+@pytest.mark.parametrize(
+    "key, value, advice",
+    [
+        ("hudi_options", {"hoodie.x": "1"}, "tblproperties"),
+        ("compaction", {"trigger": "num_commits"}, "rewrite_data_files"),
+        ("cleaning", {"keep_commits": 3}, "expire_snapshots"),
+        ("file_sizing", {"max_file_mb": 64}, "write.target-file-size-bytes"),
+        ("clustered_by", "id", "index: {type: bucket"),
+        ("location_root", "/x", "iceberg/"),
+        ("options", {"type": "mor"}, "typed configs"),
+    ],
+)
+def test_a_config_that_means_nothing_on_iceberg_names_model_key_format_and_advice(
+    key, value, advice
+):
+    with pytest.raises(LakeConfigError) as raised:
+        iceberg(**{key: value})
+    message = str(raised.value)
+    assert "Model 'm'" in message and f"'{key}'" in message
+    assert "file_format 'iceberg'" in message and advice in message
+
+
+def test_every_config_of_the_table_is_one_the_readme_documents():
+    from tests.adapter.unit.test_config_reference import documented, section
+
+    known = documented(section("Model configs")) | documented(
+        section("dbt-spark's configs on Hudi")
+    )
+    assert {s.key for s in format_support.CONFIGS} <= known
+
+
+def test_strategies_iceberg_does_not_run_are_refused_with_the_alternative():
+    with pytest.raises(LakeConfigError, match="microbatch is not built for Iceberg"):
+        iceberg(unique_key="id").resolve_strategy("microbatch")
+    assert iceberg().resolve_strategy("merge") == "append"  # dbt-spark's merge without a key
+    assert iceberg(unique_key="id").resolve_strategy("merge") == "merge"
+    with pytest.raises(LakeConfigError, match="needs a unique_key"):
+        iceberg().resolve_strategy("upsert")
+    with pytest.raises(LakeConfigError, match="Deletes need a unique_key"):
+        iceberg(unique_key="id", delete_condition="op = 'D'").resolve_strategy("append")
+
+
+# --- an Iceberg table's settings ------------------------------------------------------
+
+
+def test_table_type_picks_iceberg_row_level_modes_and_the_keys_are_kept_as_properties():
+    cow = iceberg(unique_key=["a", "b"], precombine_key="ts").table_properties()
+    assert cow["write.merge.mode"] == cow["write.update.mode"] == "copy-on-write"
+    assert cow["lakehouse.unique_key"] == "a,b" and cow["lakehouse.precombine_key"] == "ts"
+    mor = iceberg(table_type="mor", tblproperties={"write.target-file-size-bytes": 1024})
+    props = mor.table_properties()
+    assert props["write.delete.mode"] == "merge-on-read" and props["format-version"] == "2"
+    assert props["write.target-file-size-bytes"] == "1024"
+
+
+def test_a_bucket_index_is_a_bucket_partition_field_of_the_key():
+    config = iceberg(unique_key="id", partition_by="day", index={"type": "bucket", "buckets": 8})
+    assert config.partition_fields() == ["day", "bucket(8, id)"]
+    with pytest.raises(LakeConfigError, match="only .type: bucket"):
+        iceberg(unique_key="id", index={"type": "bloom"})
+    with pytest.raises(LakeConfigError, match="set unique_key too"):
+        iceberg(index={"type": "bucket", "buckets": 8})
+
+
+def test_changes_alter_properties_and_refuse_a_new_key_or_partitioning():
+    config = iceberg(unique_key="id", table_type="mor", index={"type": "bucket", "buckets": 4})
+    stored = {**iceberg(unique_key="id").table_properties(), "current-snapshot-id": "1"}
+    # Spark's DESCRIBE writes the transform with a space; cow -> mor is a property change.
+    changed = config.changes(stored, ["bucket(4, id)"])
+    assert changed == {
+        m: "merge-on-read" for m in ("write.update.mode", "write.delete.mode", "write.merge.mode")
+    }
+    with pytest.raises(LakeConfigError, match="--full-refresh"):
+        iceberg(unique_key="other").changes(stored, [])
+    with pytest.raises(LakeConfigError, match="built with partition_by"):
+        config.changes(stored, ["day"])
+
+
+# --- which formats a session loads ----------------------------------------------------
+
+
+def node(file_format=None):
+    return SimpleNamespace(config={"file_format": file_format} if file_format else {})
+
+
+def test_a_session_loads_hudi_and_the_formats_the_project_uses():
+    assert table_formats.of_nodes([node(), node("iceberg"), node("parquet")]) == {"iceberg"}
+    assert table_formats.decode(None) == ["hudi"]
+    assert table_formats.encode(["iceberg"]) == "hudi,iceberg"
+    with pytest.raises(DbtRuntimeError, match="the profile's table_formats names the table format"):
+        table_formats.check_names(["delta-lake"], "the profile's table_formats")
+
+
+def test_only_a_project_with_iceberg_gets_its_jar_catalog_and_extension():
+    assert format_jars.wanted(["hudi"]) == {}
+    assert table_formats.session_conf(["hudi"], "/lake/warehouse") == {}
+    [jar] = format_jars.wanted(["hudi", "iceberg"]).values()
+    bundle = hudi_bundle.installed_bundle()
+    assert jar.artifact_id == f"iceberg-spark-runtime-{bundle.spark}_{bundle.scala}"
+    conf = table_formats.session_conf(["hudi", "iceberg"], "s3a://bucket/warehouse/")
+    assert conf["spark.sql.catalog.iceberg.warehouse"] == "s3a://bucket/warehouse/iceberg"
+    assert table_formats.extensions(["hudi", "iceberg"]) == [table_formats.ICEBERG_EXTENSION]
+
+
+def test_a_session_started_without_a_format_says_how_to_get_it():
+    assert table_formats.started_with(None, f"x,{table_formats.ICEBERG_EXTENSION}") == [
+        "hudi",
+        "iceberg",
+    ]
+    table_formats.check_started_with(["hudi", "iceberg"], ["iceberg"])
+    with pytest.raises(DbtRuntimeError, match="started without iceberg.*table_formats"):
+        table_formats.check_started_with(table_formats.started_with("hudi", None), ["iceberg"])
+
+
+def test_profile_table_formats_become_the_session_setting():
+    from dbt.adapters.lakehouse.credentials import LakehouseCredentials
+
+    creds = LakehouseCredentials(method="session", schema="s", table_formats=["Iceberg"])
+    assert creds.spark_conf[table_formats.FORMATS_CONF] == "hudi,iceberg"
+    with pytest.raises(DbtRuntimeError, match="delta"):
+        LakehouseCredentials(method="session", schema="s", table_formats=["delta"])
+
+
+# --- naming a table of another catalog ---------------------------------------------
+
+
+def test_a_relation_of_another_catalog_names_it_and_the_session_catalog_stays_implicit():
+    assert str(LakehouseRelation.create(database="iceberg", schema="s", identifier="t")) == (
+        "iceberg.s.t"
+    )
+    assert str(LakehouseRelation.create(schema="s", identifier="t")) == "s.t"
+    assert str(LakehouseRelation.create(database="", schema="s", identifier="t")) == "s.t"
