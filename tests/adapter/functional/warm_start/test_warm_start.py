@@ -16,18 +16,14 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
-import yaml
 
 from dbt.adapters.lakehouse import warm_state
-from tests.dbt_harness import hudi_jar
+from tests.warm_lake import BIN, WarmLake
 
-BIN = Path(sys.executable).parent
 IDS = 200
 # Batch b gives every id the value id * b (b is the precombine key too);
 # pause_ms slows each row, so that a run can be caught while it writes. Spark
@@ -47,106 +43,9 @@ def expected(batch: int) -> tuple[int, int, int, int]:
     return IDS, sum(i * batch for i in range(1, IDS + 1)), batch, IDS
 
 
-class WarmLake:
-    """A dbt project on a lake of its own, and the servers seen on it."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.lake = root / "lake"
-        self.project = root / "project"
-        self.servers: set[tuple[int, int]] = set()
-        (self.project / "models").mkdir(parents=True)
-        (self.project / "dbt_project.yml").write_text(
-            yaml.safe_dump(
-                {"name": "warm", "version": "1.0", "config-version": 2, "profile": "warm"}
-                | {"model-paths": ["models"]}
-            )
-        )
-        (self.project / "models" / "events.sql").write_text(EVENTS % IDS)
-        self.profile()
-
-    def profile(self, **fields) -> None:
-        output = {"type": "lakehouse", "method": "session", "schema": "warm", "threads": 1}
-        output |= {"lake_dir": str(self.lake), "hudi_jar": str(hudi_jar())}
-        output |= {"lake_lock_timeout": 5, "warm_idle_timeout": 300, "master": "local[2]"}
-        output |= fields
-        (self.project / "profiles.yml").write_text(
-            yaml.safe_dump({"warm": {"target": "dev", "outputs": {"dev": output}}})
-        )
-
-    def env(self, **overrides: str) -> dict[str, str]:
-        # Unbuffered: a test reads dbt's lines as they come, to kill it mid-write.
-        env = {**os.environ, "LAKEHOUSE_WARM_START": "1", "PYTHONUNBUFFERED": "1"}
-        return env | overrides
-
-    def start(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-        """A dbt command in a process group of its own, its output in a pipe."""
-        return subprocess.Popen(
-            [str(BIN / "dbt"), *args, "--project-dir", str(self.project)]
-            + ["--profiles-dir", str(self.project)],
-            cwd=self.project,
-            env=env or self.env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-
-    def dbt(self, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
-        process = self.start(*args, env=env)
-        output, _ = process.communicate(timeout=300)
-        self.remember()
-        return process.returncode, output
-
-    def run(self, batch: int, pause_ms: int = 0) -> tuple[int, str]:
-        return self.dbt("run", "--vars", json.dumps({"batch": batch, "pause_ms": pause_ms}))
-
-    def state(self) -> warm_state.ServerState | None:
-        state = warm_state.read_state(self.lake)
-        if state is not None:
-            self.servers.add((state.pid, state.jvm_pid))
-        return state
-
-    def remember(self) -> None:
-        self.state()
-
-    def serving(self) -> warm_state.ServerState:
-        """The live server, started by a `dbt debug` when there is none."""
-        state = self.state()
-        if state is None or not warm_state.usable(state):
-            code, output = self.dbt("debug")
-            assert code == 0, output
-            state = self.state()
-        assert state is not None
-        return state
-
-    def query(self, sql: str) -> tuple:
-        """The first row of `sql`, on the lake's server, with its token."""
-        from pyspark.sql.connect.session import SparkSession
-
-        state = self.state()
-        assert state is not None, "no warm server to read the table through"
-        url = f"sc://127.0.0.1:{state.port}/;{warm_state.TOKEN_HEADER}={state.token}"
-        session = SparkSession(connection=url)
-        session.client.disable_reattachable_execute()
-        try:
-            return tuple(session.sql(sql).collect()[0])
-        finally:
-            session.client._channel.close()  # not close(): see connect_session.py
-
-    def stop_all(self) -> None:
-        state = self.state()
-        if state is not None:
-            warm_state.terminate(state, timeout=20)
-        for pid, jvm_pid in self.servers:
-            for each in (pid, jvm_pid):
-                if warm_state.alive(each):
-                    os.kill(each, signal.SIGKILL)
-
-
 @pytest.fixture(scope="module")
 def warm(tmp_path_factory) -> Iterator[WarmLake]:
-    lake = WarmLake(tmp_path_factory.mktemp("warm_start"))
+    lake = WarmLake(tmp_path_factory.mktemp("warm_start"), {"events": EVENTS % IDS})
     try:
         yield lake
     finally:
@@ -204,6 +103,9 @@ def test_a_second_command_uses_the_server_the_first_started(warm):
     assert again is not None
     assert (again.pid, again.jvm_pid, again.port) == (started.pid, started.jvm_pid, started.port)
     assert warm.query(VALUES) == expected(2)
+    # A project of Hudi models alone: no other format's jar or catalog loaded.
+    assert warm.query("set spark.lakehouse.tableFormats")[1] == "hudi"
+    assert "iceberg" not in warm.query("set spark.jars")[1]
     # The second ended cleanly: the next one has nothing to recover.
     registration = warm_state.Registration.parse(warm_state.client_lock_path(warm.lake).read_text())
     assert registration is not None and registration.status == warm_state.DONE

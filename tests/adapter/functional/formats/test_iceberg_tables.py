@@ -1,0 +1,209 @@
+"""Iceberg models under the configs Hudi models take, beside Hudi models in one
+project: real dbt processes (warm start, as a user runs them) on a lake of
+their own, whose profile says nothing of Iceberg: the session loads Iceberg's
+jar and catalog because the project has Iceberg models.
+
+The tests run in file order on one lake, each batch building on the last:
+Hudi `changes` -> Iceberg merge (mor, bucketed) / merge (cow, update columns) /
+append / insert_overwrite -> Iceberg `table` -> Hudi `table`. Tables are read
+back through the lake's server; the module fixture stops it by pid.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from tests.warm_lake import WarmLake
+
+# The change rows of each batch: (id, name, ts, op, day). Batch 2 updates 1,
+# sends 2 older than stored (ignored), deletes 3, and sends 4 twice (the
+# larger ts wins); batch 3 is empty.
+BATCHES = {
+    1: [
+        (1, "a", 1, "U", "2026-01-01"),
+        (2, "b", 1, "U", "2026-01-01"),
+        (3, "c", 1, "U", "2026-01-02"),
+    ],
+    2: [
+        (1, "a2", 2, "U", "2026-01-01"),
+        (2, "stale", 0, "U", "2026-01-01"),
+        (3, "c", 5, "D", "2026-01-02"),
+        (4, "d3", 3, "U", "2026-01-03"),
+        (4, "d1", 1, "U", "2026-01-03"),
+    ],
+    3: [],
+}
+
+
+def values_sql(rows: list[tuple]) -> str:
+    if not rows:
+        return (
+            "select cast(null as int) as id, cast(null as string) as name, cast(null as int) as ts, "
+            "cast(null as string) as op, cast(null as date) as day where false"
+        )
+    values = ", ".join(f"({i}, '{n}', {t}, '{o}', date'{d}')" for i, n, t, o, d in rows)
+    return f"select * from values {values} as t(id, name, ts, op, day)"
+
+
+CHANGES = (
+    "{{ config(materialized='table') }}\n{% set batches = "
+    + json.dumps({str(b): values_sql(rows) for b, rows in BATCHES.items()})
+    + " %}\n{{ batches[var('batch') | string] }}\n"
+)
+ORDERS = """
+{{ config(materialized='incremental', file_format='iceberg', table_type='mor',
+          unique_key='id', precombine_key='ts', delete_condition="op = 'D'",
+          partition_by='day', index={'type': 'bucket', 'buckets': var('buckets', 4)}) }}
+select id, name, ts, op, day from {{ ref('changes') }}
+"""
+# merge_update_columns: a matched row keeps its stored first_day.
+ORDERS_COW = """
+{{ config(materialized='incremental', file_format='iceberg', incremental_strategy='merge',
+          unique_key='id', precombine_key='ts', merge_update_columns=['name', 'ts']) }}
+select id, name, ts, day as first_day from {{ ref('changes') }} where op <> 'D'
+"""
+LOG = """
+{{ config(materialized='incremental', file_format='iceberg') }}
+select id, op, {{ var('batch') }} as batch from {{ ref('changes') }}
+"""
+DAILY = """
+{{ config(materialized='incremental', file_format='iceberg', incremental_strategy='insert_overwrite',
+          partition_by='day') }}
+select day, count(*) as changes from {{ ref('changes') }} group by day
+"""
+TOTALS = """
+{{ config(materialized='table', file_format='iceberg') }}
+select count(*) as orders, sum(ts) as ts_sum from {{ ref('orders') }}
+"""
+TOTALS_HUDI = """
+{{ config(materialized='table') }}
+select orders, ts_sum from {{ ref('totals') }}
+"""
+MODELS = {
+    "changes": CHANGES,
+    "orders": ORDERS,
+    "orders_cow": ORDERS_COW,
+    "change_log": LOG,
+    "daily": DAILY,
+    "totals": TOTALS,
+    "totals_hudi": TOTALS_HUDI,
+}
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory) -> Iterator[WarmLake]:
+    warm = WarmLake(tmp_path_factory.mktemp("iceberg"), MODELS)
+    try:
+        yield warm
+    finally:
+        warm.stop_all()
+
+
+def run(lake: WarmLake, batch: int, *args: str, expect_ok: bool = True, **variables) -> str:
+    code, output = lake.dbt("run", "--vars", json.dumps({"batch": batch, **variables}), *args)
+    assert (code == 0) == expect_ok, output
+    return output
+
+
+def snapshots(lake: WarmLake, table: str) -> list[str]:
+    return [
+        row[0]
+        for row in lake.rows(
+            f"select operation from iceberg.warm.{table}.snapshots order by committed_at"
+        )
+    ]
+
+
+def test_a_project_with_iceberg_models_gets_iceberg_beside_hudi(lake):
+    output = run(lake, 1)
+    assert "iceberg.warm.orders" in output  # the model's relation names its catalog
+    assert lake.query("set spark.lakehouse.tableFormats")[1] == "hudi,iceberg"
+    assert lake.rows("select id, name, ts from iceberg.warm.orders order by id") == [
+        (1, "a", 1),
+        (2, "b", 1),
+        (3, "c", 1),
+    ]
+    assert lake.query("select orders, ts_sum from warm.totals_hudi") == (3, 3)
+    # One schema name, two catalogs: the Hudi tables stay in the session catalog.
+    hudi_tables = {row[1] for row in lake.rows("show tables in warm")}
+    assert {"changes", "totals_hudi"} <= hudi_tables and "orders" not in hudi_tables
+    assert (lake.lake / "warehouse" / "iceberg" / "warm" / "orders" / "metadata").is_dir()
+
+
+def test_merge_keeps_the_latest_version_per_key_and_deletes_by_condition(lake):
+    run(lake, 2)
+    assert lake.rows("select id, name, ts, day from iceberg.warm.orders order by id") == [
+        (1, "a2", 2, _date("2026-01-01")),
+        (2, "b", 1, _date("2026-01-01")),  # ts 0 is older than the stored 1
+        (4, "d3", 3, _date("2026-01-03")),  # the batch's larger ts
+    ]
+    assert lake.query("select orders, ts_sum from warm.totals_hudi") == (3, 6)
+    # One snapshot a write (the first a CREATE OR REPLACE); merge-on-read: the
+    # MERGE wrote position delete files, not rewritten data files.
+    assert snapshots(lake, "orders") == ["overwrite", "overwrite"]
+    assert lake.query("select count(*) from iceberg.warm.orders.delete_files")[0] > 0
+    partitions = {
+        row[0] for row in lake.rows("select partition.id_bucket from iceberg.warm.orders.files")
+    }
+    assert partitions and partitions <= set(range(4))
+
+
+def test_cow_merge_updates_only_the_named_columns(lake):
+    assert lake.rows("select id, name, ts, first_day from iceberg.warm.orders_cow order by id") == [
+        (1, "a2", 2, _date("2026-01-01")),
+        (2, "b", 1, _date("2026-01-01")),
+        (3, "c", 1, _date("2026-01-02")),
+        (4, "d3", 3, _date("2026-01-03")),
+    ]
+    assert lake.query("select count(*) from iceberg.warm.orders_cow.delete_files")[0] == 0
+
+
+def test_append_keeps_every_row_and_insert_overwrite_replaces_the_batch_days(lake):
+    assert lake.query("select count(*), max(batch) from iceberg.warm.change_log") == (8, 2)
+    assert lake.rows("select day, changes from iceberg.warm.daily order by day") == [
+        (_date("2026-01-01"), 2),  # batch 2's count replaced batch 1's
+        (_date("2026-01-02"), 1),
+        (_date("2026-01-03"), 2),
+    ]
+
+
+def test_an_empty_batch_writes_no_snapshot(lake):
+    before = {t: snapshots(lake, t) for t in ("orders", "orders_cow", "change_log", "daily")}
+    output = run(lake, 3)
+    assert "no new rows, no snapshot written" in output
+    assert {t: snapshots(lake, t) for t in before} == before
+
+
+def test_a_changed_bucket_count_asks_for_a_full_refresh_which_keeps_the_history(lake):
+    output = run(lake, 3, "-s", "orders", expect_ok=False, buckets=8)
+    assert "Model 'orders'" in output and "--full-refresh" in output
+    before = lake.rows("select snapshot_id from iceberg.warm.orders.snapshots")
+    run(lake, 2, "-s", "changes", "orders", "--full-refresh", buckets=8)
+    after = lake.rows("select snapshot_id from iceberg.warm.orders.snapshots")
+    assert set(before) < set(after)  # replaced in place: the old snapshots stay
+    assert lake.rows("select id from iceberg.warm.orders order by id") == [(1,), (2,), (4,)]
+    described = lake.rows("describe table iceberg.warm.orders")
+    assert [row[1] for row in described if row[0].startswith("Part ")] == ["day", "bucket(8, id)"]
+
+
+def test_a_config_iceberg_does_not_take_fails_the_model_naming_the_fix(lake):
+    bad = lake.project / "models" / "bad.sql"
+    bad.write_text(
+        "{{ config(materialized='incremental', file_format='iceberg', unique_key='id',"
+        " compaction={'trigger': 'num_commits'}) }}\nselect 1 as id"
+    )
+    try:
+        output = run(lake, 3, "-s", "bad", expect_ok=False)
+    finally:
+        bad.unlink()
+    assert "Model 'bad': config 'compaction'" in output
+    assert "file_format 'iceberg'" in output and "rewrite_data_files" in output
+
+
+def _date(text: str):
+    from datetime import date
+
+    return date.fromisoformat(text)
