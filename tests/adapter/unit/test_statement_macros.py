@@ -47,6 +47,32 @@ PINNED = {
     ("show_catalog_tables", (("schema", "iceberg.analytics"),)): (
         "show tables in iceberg.analytics"
     ),
+    ("iceberg_snapshots", (("table", "iceberg.a.t"),)): (
+        "select committed_at, operation from iceberg.a.t.snapshots"
+    ),
+    ("current_timestamp", ()): "select current_timestamp()",
+    ("iceberg_rewrite_data_files", (("catalog", "iceberg"), ("table", "a.t"))): (
+        "call iceberg.system.rewrite_data_files(table => 'a.t', options => "
+        "map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true'))"
+    ),
+    ("iceberg_rewrite_position_deletes", (("catalog", "iceberg"), ("table", "a.t"))): (
+        "call iceberg.system.rewrite_position_delete_files(table => 'a.t')"
+    ),
+    (
+        "iceberg_expire_snapshots",
+        (
+            ("catalog", "iceberg"),
+            ("table", "a.t"),
+            ("older_than", "2026-12-02 10:00:00.000000"),
+            ("retain_last", 3),
+        ),
+    ): (
+        "call iceberg.system.expire_snapshots(table => 'a.t', older_than => "
+        "timestamp '2026-12-02 10:00:00.000000', retain_last => 3)"
+    ),
+    ("iceberg_rollback", (("catalog", "iceberg"), ("table", "a.t"), ("snapshot_id", 42))): (
+        "call iceberg.system.rollback_to_snapshot(table => 'a.t', snapshot_id => 42)"
+    ),
     ("describe_query", (("relation", "json.`/landing/a`"),)): (
         "describe query select * from json.`/landing/a`"
     ),

@@ -3,13 +3,14 @@ an Iceberg model's configs become (iceberg_table), which formats a session
 loads (table_formats) and how a table of another catalog is named (relation).
 The SQL they drive runs in tests/adapter/functional/formats/."""
 
+from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import format_jars, hudi_bundle, table_formats
+from dbt.adapters.lakehouse import format_jars, hudi_bundle, iceberg_services, table_formats
 from dbt.adapters.lakehouse.relation import LakehouseRelation
 from dbt.adapters.lakehouse.relation_configs import format_support
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
@@ -36,8 +37,6 @@ def test_the_readme_shows_the_table_the_validation_reads():
     "key, value, advice",
     [
         ("hudi_options", {"hoodie.x": "1"}, "tblproperties"),
-        ("compaction", {"trigger": "num_commits"}, "rewrite_data_files"),
-        ("cleaning", {"keep_commits": 3}, "expire_snapshots"),
         ("file_sizing", {"max_file_mb": 64}, "write.target-file-size-bytes"),
         ("clustered_by", "id", "index: {type: bucket"),
         ("location_root", "/x", "iceberg/"),
@@ -108,6 +107,44 @@ def test_changes_alter_properties_and_refuse_a_new_key_or_partitioning():
         iceberg(unique_key="other").changes(stored, [])
     with pytest.raises(LakeConfigError, match="built with partition_by"):
         config.changes(stored, ["day"])
+
+
+def test_compaction_and_cleaning_take_hudi_values_and_refuse_what_iceberg_cannot_do():
+    with pytest.raises(LakeConfigError, match="merge-on-read tables only"):
+        iceberg(compaction={"delta_commits": 2})
+    with pytest.raises(LakeConfigError, match="not file versions"):
+        iceberg(cleaning={"policy": "keep_latest_file_versions"})
+    with pytest.raises(LakeConfigError, match="compaction.trigger"):
+        iceberg(table_type="mor", compaction={"trigger": "sometimes"})
+
+
+def at(minute: int, operation: str = "overwrite") -> iceberg_services.Snapshot:
+    return iceberg_services.Snapshot(datetime(2026, 1, 1, 0, minute), operation)
+
+
+def test_compaction_is_due_by_the_snapshots_since_the_last_rewrite():
+    lake = iceberg(table_type="mor", compaction={"delta_commits": 2})
+    now = datetime(2026, 1, 1, 1, 0)
+    due = iceberg_services.compaction_due
+    assert not due(lake, [at(0)], now)
+    assert due(lake, [at(0), at(1)], now)
+    assert not due(lake, [at(0), at(1), at(2, "replace"), at(3)], now)
+    timed = iceberg(table_type="mor", compaction={"trigger": "time_elapsed", "delta_seconds": 600})
+    assert due(timed, [at(0, "replace"), at(50)], now)  # an hour since the rewrite
+    assert not due(timed, [at(55, "replace"), at(56)], now)
+    assert not due(timed, [at(0, "replace")], now)  # nothing written since
+    assert not due(iceberg(), [at(0), at(1), at(2), at(3), at(4), at(5)], now)  # cow
+
+
+def test_cleaning_keeps_the_latest_snapshots_or_hours():
+    now = datetime(2026, 1, 1, 1, 0)
+    history = [at(m) for m in range(12)]
+    assert iceberg_services.expire_before(iceberg(), history, now) == (now, 10)
+    assert iceberg_services.expire_before(iceberg(), history[:10], now) is None
+    hours = iceberg(cleaning={"policy": "keep_latest_by_hours", "retain": 2})
+    assert iceberg_services.expire_before(hours, history, now) is None  # all within 2 hours
+    older = iceberg_services.expire_before(hours, history, datetime(2026, 1, 1, 2, 5))
+    assert older == (datetime(2026, 1, 1, 0, 5), 1)
 
 
 # --- which formats a session loads ----------------------------------------------------

@@ -33,6 +33,7 @@ from dbt.adapters.lakehouse.change_reads.queries import ChangeReadQueries
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials, LakehouseMethod
 from dbt.adapters.lakehouse.data_test_queries import DataTestQueries
+from dbt.adapters.lakehouse.iceberg_services import IcebergServices
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 from dbt.adapters.lakehouse.relation import LakehouseRelation
 from dbt.adapters.lakehouse.relation_configs import write_defaults
@@ -88,6 +89,7 @@ class LakehouseAdapter(SparkAdapter):
         self._lake = LakeMetadata(self._rows, self._statements)
         self._change_reads = ChangeReadPlanner(self._lake, self._columns_of, self.scratch_relation)
         self._change_queries = ChangeReadQueries(self._statements)
+        self._iceberg = IcebergServices(self._rows, self._statements)
         self._hudi_configs: dict[tuple[str, str], HudiTableConfig] = {}
         # What each table model with skip_unchanged is built from (unchanged_builds).
         self._builds = BuildRecords(self._lake)
@@ -297,6 +299,24 @@ class LakehouseAdapter(SparkAdapter):
         if config.get("unique_key") in ("", []):
             config = {key: value for key, value in config.items() if key != "unique_key"}
         return IcebergTableConfig.from_model_config(model["name"], config)
+
+    @available
+    def iceberg_services_after_write(
+        self, relation: BaseRelation, lake: IcebergTableConfig
+    ) -> list[str]:
+        """The compaction and cleaning an Iceberg write runs next (iceberg_services)."""
+        schema, identifier = _parts(relation)
+        return self._iceberg.after_write(lake, str(relation.database), f"{schema}.{identifier}")
+
+    @available
+    def iceberg_service(
+        self, node: dict[str, Any], service: str, snapshot: str | None = None
+    ) -> list[str]:
+        """What lake_compact / lake_clean / lake_rollback run on an Iceberg model."""
+        lake = self.iceberg_config(node)
+        catalog = str(node.get("database") or table_formats.CATALOGS["iceberg"])
+        table = f"{node['schema']}.{node.get('alias') or node['name']}"
+        return self._iceberg.on_demand(lake, catalog, table, service, snapshot)
 
     @available
     def catalog_table_settings(self, relation: BaseRelation) -> tuple[dict[str, str], list[str]]:

@@ -56,7 +56,8 @@ CHANGES = (
 ORDERS = """
 {{ config(materialized='incremental', file_format='iceberg', table_type='mor',
           unique_key='id', precombine_key='ts', delete_condition="op = 'D'",
-          partition_by='day', index={'type': 'bucket', 'buckets': var('buckets', 4)}) }}
+          partition_by='day', index={'type': 'bucket', 'buckets': var('buckets', 4)},
+          compaction={'delta_commits': 2}) }}
 select id, name, ts, op, day from {{ ref('changes') }}
 """
 # merge_update_columns: a matched row keeps its stored first_day.
@@ -66,7 +67,7 @@ ORDERS_COW = """
 select id, name, ts, day as first_day from {{ ref('changes') }} where op <> 'D'
 """
 LOG = """
-{{ config(materialized='incremental', file_format='iceberg') }}
+{{ config(materialized='incremental', file_format='iceberg', cleaning={'retain': 1}) }}
 select id, op, {{ var('batch') }} as batch from {{ ref('changes') }}
 """
 DAILY = """
@@ -142,9 +143,18 @@ def test_merge_keeps_the_latest_version_per_key_and_deletes_by_condition(lake):
     ]
     assert lake.query("select orders, ts_sum from warm.totals_hudi") == (3, 6)
     # One snapshot a write (the first a CREATE OR REPLACE); merge-on-read: the
-    # MERGE wrote position delete files, not rewritten data files.
-    assert snapshots(lake, "orders") == ["overwrite", "overwrite"]
-    assert lake.query("select count(*) from iceberg.warm.orders.delete_files")[0] > 0
+    # MERGE wrote position delete files, not rewritten data files; then its
+    # second commit met the compaction trigger: a rewrite of the data files
+    # that applied them, and one of the delete files left dangling (each a
+    # `replace`), leaving fewer files and the same rows.
+    assert snapshots(lake, "orders") == ["overwrite", "overwrite", "replace", "replace"]
+    history = lake.rows(
+        "select summary['added-position-deletes'], summary['total-data-files'],"
+        " summary['total-delete-files'] from iceberg.warm.orders.snapshots order by committed_at"
+    )
+    merged, compacted = history[1], history[-1]
+    assert int(merged[0]) > 0
+    assert int(compacted[1]) < int(merged[1]) and int(compacted[2]) < int(merged[2])
     partitions = {
         row[0] for row in lake.rows("select partition.id_bucket from iceberg.warm.orders.files")
     }
@@ -163,6 +173,8 @@ def test_cow_merge_updates_only_the_named_columns(lake):
 
 def test_append_keeps_every_row_and_insert_overwrite_replaces_the_batch_days(lake):
     assert lake.query("select count(*), max(batch) from iceberg.warm.change_log") == (8, 2)
+    # cleaning: {retain: 1}: the first batch's snapshot expired after the second.
+    assert snapshots(lake, "change_log") == ["append"]
     assert lake.rows("select day, changes from iceberg.warm.daily order by day") == [
         (_date("2026-01-01"), 2),  # batch 2's count replaced batch 1's
         (_date("2026-01-02"), 1),
@@ -193,14 +205,26 @@ def test_a_config_iceberg_does_not_take_fails_the_model_naming_the_fix(lake):
     bad = lake.project / "models" / "bad.sql"
     bad.write_text(
         "{{ config(materialized='incremental', file_format='iceberg', unique_key='id',"
-        " compaction={'trigger': 'num_commits'}) }}\nselect 1 as id"
+        " hudi_options={'hoodie.index.type': 'SIMPLE'}) }}\nselect 1 as id"
     )
     try:
         output = run(lake, 3, "-s", "bad", expect_ok=False)
     finally:
         bad.unlink()
-    assert "Model 'bad': config 'compaction'" in output
-    assert "file_format 'iceberg'" in output and "rewrite_data_files" in output
+    assert "Model 'bad': config 'hudi_options'" in output
+    assert "file_format 'iceberg'" in output and "tblproperties" in output
+
+
+def test_lake_rollback_and_lake_compact_on_an_iceberg_model(lake):
+    first = lake.rows(
+        "select snapshot_id from iceberg.warm.orders_cow.snapshots order by committed_at"
+    )[0][0]
+    args = json.dumps({"model": "orders_cow", "instant": first})
+    code, output = lake.dbt("run-operation", "lake_rollback", "--args", args)
+    assert code == 0, output
+    assert lake.query("select count(*), sum(ts) from iceberg.warm.orders_cow") == (3, 3)
+    code, output = lake.dbt("run-operation", "lake_compact", "--args", '{"model": "orders_cow"}')
+    assert code == 0 and "rewrite_data_files" in output, output
 
 
 def _date(text: str):

@@ -84,15 +84,16 @@ CONFIGS: tuple[Support, ...] = (
     ),
     Support(
         "compaction",
-        hudi="when and how delta logs are compacted",
-        iceberg=None,
-        instead={"iceberg": "Not built for Iceberg yet (its rewrite_data_files): remove it."},
+        hudi="when and how delta logs are compacted (`mor`)",
+        iceberg="when data files with delete files are rewritten (`mor`): `rewrite_data_files` "
+        "then `rewrite_position_delete_files`, the trigger counting snapshots since the last "
+        "rewrite; `mode: schedule` leaves it to `lake_compact_scheduled`",
     ),
     Support(
         "cleaning",
-        hudi="how many commits' files are kept",
-        iceberg=None,
-        instead={"iceberg": "Not built for Iceberg yet (its expire_snapshots): remove it."},
+        hudi="how many commits' files are kept (unset: Hudi's 10 commits, after each write)",
+        iceberg="`expire_snapshots` after each write, keeping the latest `retain` snapshots "
+        "(unset: 10) or those of the last `retain` hours; `keep_latest_file_versions` refused",
     ),
     Support(
         "file_sizing",

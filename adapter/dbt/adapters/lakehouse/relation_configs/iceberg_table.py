@@ -17,6 +17,8 @@ from typing import Any
 
 from dbt.adapters.lakehouse import strategies
 from dbt.adapters.lakehouse.relation_configs import format_support
+from dbt.adapters.lakehouse.relation_configs.cleaning import CleaningConfig
+from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.parsing import positive_int, stringify
 from dbt.adapters.lakehouse.relation_configs.table_layout import TableLayout
@@ -37,6 +39,8 @@ class IcebergTableConfig:
     model: str
     layout: TableLayout = field(default_factory=TableLayout)
     buckets: int | None = None
+    compaction: CompactionConfig = field(default_factory=CompactionConfig)
+    cleaning: CleaningConfig = field(default_factory=CleaningConfig)
     delete_condition: str | None = None
     user_properties: dict[str, str] = field(default_factory=dict)
 
@@ -56,10 +60,23 @@ class IcebergTableConfig:
             raise LakeConfigError(
                 model, "tblproperties", properties, "Expected a mapping of property to value."
             )
+        # Parsed as for Hudi (the same keys, values and checks), then what
+        # Iceberg has no way to do is refused.
+        cleaning = CleaningConfig.from_model_config(model, config, {})
+        if cleaning.policy == "keep_latest_file_versions":
+            raise LakeConfigError(
+                model,
+                "cleaning.policy",
+                cleaning.policy,
+                "Iceberg expires whole snapshots, not file versions: use keep_latest_commits "
+                "(snapshots) or keep_latest_by_hours.",
+            )
         return cls(
             model=model,
             layout=layout,
             buckets=_buckets(model, config.get("index"), layout),
+            compaction=CompactionConfig.from_model_config(model, config, {TableLayout: layout}),
+            cleaning=cleaning,
             delete_condition=delete_condition.strip() if delete_condition else None,
             user_properties={str(k): stringify(v) for k, v in properties.items()},
         )

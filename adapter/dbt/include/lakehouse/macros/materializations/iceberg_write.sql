@@ -49,6 +49,7 @@
       as select {{ columns | map(attribute='quoted') | join(', ') }}
       from {{ lakehouse_iceberg_batch(temp_relation, columns, lake, with_deletes=false) }}
     {%- endcall -%}
+    {%- do lakehouse_iceberg_services(target_relation, lake) -%}
   {%- else -%}
     {%- set table_props, partition_fields = adapter.catalog_table_settings(existing_relation) -%}
     {%- do lakehouse_update_table_properties(target_relation, lake.changes(table_props, partition_fields)) -%}
@@ -82,10 +83,24 @@
           reset spark.sql.sources.partitionOverwriteMode
         {%- endcall -%}
       {%- endif -%}
+      {%- do lakehouse_iceberg_services(target_relation, lake) -%}
     {%- endif -%}
   {%- endif -%}
   {%- do lakehouse_drop_scratch_table(temp_relation) -%}
   {{ return(target_relation) }}
+{%- endmacro %}
+
+
+{#- After a write: the compaction when its trigger is met, the cleaning when
+    something would expire (the adapter's iceberg_services.py decides from
+    the table's snapshots). -#}
+{% macro lakehouse_iceberg_services(target_relation, lake) -%}
+  {%- for sql in adapter.iceberg_services_after_write(target_relation, lake) -%}
+    {%- call statement('iceberg_table_service') -%}
+      {{ sql }}
+    {%- endcall -%}
+    {{ log("Model " ~ model.name ~ ": " ~ sql.split('(')[0], info=true) }}
+  {%- endfor -%}
 {%- endmacro %}
 
 

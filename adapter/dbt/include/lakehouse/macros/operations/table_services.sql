@@ -12,11 +12,33 @@
   {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == model -%}
     {%- if node.config.get('file_format', 'hudi') != 'hudi' -%}
       {{ exceptions.raise_compiler_error("Model '" ~ model ~ "' is a " ~ node.config.get('file_format')
-          ~ " table: the table services here are Hudi's (not built for " ~ node.config.get('file_format') ~ " yet).") }}
+          ~ " table: this operation is Hudi's; on Iceberg: lake_compact, lake_clean, lake_rollback.") }}
     {%- endif -%}
     {{ return(node.schema ~ '.' ~ node.alias) }}
   {%- endfor -%}
   {{ exceptions.raise_compiler_error("No model named '" ~ model ~ "' in this project.") }}
+{%- endmacro %}
+
+{#- The graph node of the Iceberg model named `model`; none for any other. -#}
+{% macro lakehouse_iceberg_model(model) -%}
+  {%- for node in graph.nodes.values() if model and node.resource_type == 'model'
+      and node.name == model and node.config.get('file_format') == 'iceberg' -%}
+    {{ return(node) }}
+  {%- endfor -%}
+  {{ return(none) }}
+{%- endmacro %}
+
+{#- compact, clean or rollback (to `snapshot`) of an Iceberg model, with
+    its configs (the adapter's iceberg_services.py). -#}
+{% macro lakehouse_run_iceberg_service(node, service, snapshot=none) -%}
+  {%- set name = node.database ~ '.' ~ node.schema ~ '.' ~ node.alias -%}
+  {%- set statements = adapter.iceberg_service(node, service, snapshot) -%}
+  {%- if not statements -%}
+    {{ log(service ~ " of " ~ name ~ ": nothing to do", info=true) }}
+  {%- endif -%}
+  {%- for sql in statements -%}
+    {{ lakehouse_print_rows(service ~ " of " ~ name ~ " (" ~ sql.split('(')[0] ~ "):", run_query(sql)) }}
+  {%- endfor -%}
 {%- endmacro %}
 
 {% macro lakehouse_call(procedure, args) -%}
@@ -48,6 +70,10 @@
 {#- op: schedule (plan only), run (execute pending plans, scheduling one first
     when none is pending). -#}
 {% macro lake_compact(model=none, table=none, op='run') -%}
+  {%- set iceberg = lakehouse_iceberg_model(model) -%}
+  {%- if iceberg is not none -%}
+    {{ return(lakehouse_run_iceberg_service(iceberg, 'compact')) }}
+  {%- endif -%}
   {%- set name = lakehouse_table_name(model, table) -%}
   {%- if op not in ['schedule', 'run'] -%}
     {{ exceptions.raise_compiler_error("lake_compact: op must be 'schedule' or 'run', not '" ~ op ~ "'.") }}
@@ -72,7 +98,8 @@
     delays a build. -#}
 {% macro lake_compact_scheduled() -%}
   {%- for node in graph.nodes.values()
-      if node.resource_type == 'model' and node.config.materialized == 'incremental' -%}
+      if node.resource_type == 'model' and node.config.materialized == 'incremental'
+      and node.config.get('file_format', 'hudi') == 'hudi' -%}
     {%- set compaction = adapter.hudi_config(node).compaction -%}
     {%- if compaction.table_type == 'mor' and compaction.mode == 'schedule'
         and adapter.get_relation(node.database, node.schema, node.alias) is not none -%}
@@ -84,6 +111,12 @@
         {{ log("no compaction pending on " ~ name, info=true) }}
       {%- endif -%}
     {%- endif -%}
+  {%- endfor -%}
+  {#- Iceberg has no plans: a schedule-mode model is compacted here when its trigger is met. -#}
+  {%- for node in graph.nodes.values()
+      if node.resource_type == 'model' and node.config.get('file_format') == 'iceberg'
+      and adapter.get_relation(node.database, node.schema, node.alias) is not none -%}
+    {%- do lakehouse_run_iceberg_service(node, 'scheduled') -%}
   {%- endfor -%}
 {%- endmacro %}
 
@@ -101,6 +134,10 @@
 
 {#- Cleans with the model's cleaning config when a model is given, else the table's. -#}
 {% macro lake_clean(model=none, table=none) -%}
+  {%- set iceberg = lakehouse_iceberg_model(model) -%}
+  {%- if iceberg is not none -%}
+    {{ return(lakehouse_run_iceberg_service(iceberg, 'clean')) }}
+  {%- endif -%}
   {%- set name = lakehouse_table_name(model, table) -%}
   {%- set args = {'table': name} -%}
   {%- if model -%}
@@ -129,6 +166,10 @@
 
 {#- Retracts the completed write `instant` (the latest one) and its data. -#}
 {% macro lake_rollback(instant, model=none, table=none) -%}
+  {%- set iceberg = lakehouse_iceberg_model(model) -%}
+  {%- if iceberg is not none -%}
+    {{ return(lakehouse_run_iceberg_service(iceberg, 'rollback', instant | string)) }}
+  {%- endif -%}
   {%- set name = lakehouse_table_name(model, table) -%}
   {%- set result = lakehouse_call('rollback_to_instant', {'table': name, 'instant_time': instant | string}) -%}
   {{ lakehouse_print_rows("rollback of " ~ instant ~ " on " ~ name ~ ":", result) }}

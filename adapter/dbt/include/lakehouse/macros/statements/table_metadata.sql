@@ -69,3 +69,35 @@ describe query select * from {{ relation }}
 {% macro lakehouse__show_catalog_tables(schema) -%}
 show tables in {{ schema }}
 {%- endmacro %}
+
+{#- An Iceberg table's snapshots (table: catalog.schema.table), for its
+    compaction and cleaning triggers (iceberg_services.py). -#}
+{% macro lakehouse__iceberg_snapshots(table) -%}
+select committed_at, operation from {{ table }}.snapshots
+{%- endmacro %}
+
+{% macro lakehouse__current_timestamp() -%}
+select current_timestamp()
+{%- endmacro %}
+
+{#- Iceberg's compaction: data files with delete files rewritten with the
+    deletes applied (and small ones bin-packed), then the position delete
+    files left dangling removed. `table` is schema.table in `catalog`. -#}
+{% macro lakehouse__iceberg_rewrite_data_files(catalog, table) -%}
+call {{ catalog }}.system.rewrite_data_files(table => '{{ table }}', options => map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true'))
+{%- endmacro %}
+
+{% macro lakehouse__iceberg_rewrite_position_deletes(catalog, table) -%}
+call {{ catalog }}.system.rewrite_position_delete_files(table => '{{ table }}')
+{%- endmacro %}
+
+{#- Iceberg's cleaning: the snapshots older than `older_than` expire, but the
+    latest `retain_last`; files only they used are deleted. -#}
+{% macro lakehouse__iceberg_expire_snapshots(catalog, table, older_than, retain_last) -%}
+call {{ catalog }}.system.expire_snapshots(table => '{{ table }}', older_than => timestamp '{{ older_than }}', retain_last => {{ retain_last }})
+{%- endmacro %}
+
+{#- Iceberg's rollback: the table's current snapshot becomes an earlier one. -#}
+{% macro lakehouse__iceberg_rollback(catalog, table, snapshot_id) -%}
+call {{ catalog }}.system.rollback_to_snapshot(table => '{{ table }}', snapshot_id => {{ snapshot_id }})
+{%- endmacro %}
