@@ -231,14 +231,17 @@ read -r s3proxy_coordinates s3proxy_jar <<<"$S3PROXY"
 
 # Hadoop's S3 connector for the installed pyspark (hadoop-aws and its AWS SDK
 # bundle, ~280 MB), which the adapter adds to a session whose warehouse_dir is
-# s3a://: fetched here into the adapter's own jar cache, where it looks first,
-# so that no test downloads it.
+# s3a://, and Iceberg's Spark runtime (47 MB), which it adds for a project
+# with Iceberg models: fetched here into the adapter's own jar cache, where it
+# looks first, so that no test downloads them.
 "$VENV/bin/python" -c 'import sys
-from dbt.adapters.lakehouse import connector_jars, hudi_bundle
+from dbt.adapters.lakehouse import connector_jars, format_jars, hudi_bundle
 try:
     for jar in connector_jars.s3_connector(connector_jars.hadoop_version()):
         hudi_bundle.fetch_jar(jar, "Hadoop S3 connector", hudi_bundle.user_cache_dir(), notify=print)
+    for label, jar in format_jars.wanted(["iceberg"]).items():
+        hudi_bundle.fetch_jar(jar, label, hudi_bundle.user_cache_dir(), notify=print)
 except hudi_bundle.JarError as exc:
-    sys.exit(f"setup: Hadoop S3 connector: {exc} (behind a mirror, set LAKEHOUSE_MAVEN_REPOSITORY)")'
+    sys.exit(f"setup: {exc} (behind a mirror, set LAKEHOUSE_MAVEN_REPOSITORY)")'
 
 echo "setup: test prerequisites ready (PostgreSQL server, chromium, chromedriver; $JARS: $(ls $JARS | paste -sd " " -); $SCHEMA)"

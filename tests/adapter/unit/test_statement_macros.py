@@ -51,6 +51,15 @@ PINNED = {
         "select committed_at, operation from iceberg.a.t.snapshots"
     ),
     ("current_timestamp", ()): "select current_timestamp()",
+    ("iceberg_snapshot_stats", (("table", "iceberg.a.t"),)): (
+        "select snapshot_id, operation, committed_at,\n"
+        "  summary['total-data-files'] as `total-data-files`,\n"
+        "  summary['total-delete-files'] as `total-delete-files`,\n"
+        "  summary['total-files-size'] as `total-files-size`,\n"
+        "  summary['total-records'] as `total-records`\n"
+        "from iceberg.a.t.snapshots\n"
+        "order by committed_at desc"
+    ),
     ("iceberg_rewrite_data_files", (("catalog", "iceberg"), ("table", "a.t"))): (
         "call iceberg.system.rewrite_data_files(table => 'a.t', options => "
         "map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true'))"

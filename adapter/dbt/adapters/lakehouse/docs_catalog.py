@@ -6,8 +6,10 @@ and parses the listing, so its time grows with tables the project never
 made. Here a schema costs one `show tables` (names
 only, from the metastore), and only the project's relations that exist are
 described. Each Hudi table also gets its lake stats (what its
-hoodie.properties, timeline and files say), and each upstream read by change
-reads gets, per consumer, the last commit that consumer has read.
+hoodie.properties, timeline and files say), each Iceberg table its snapshots'
+(how many, and the current one's files, deletes, size and rows), and each
+upstream read by change reads gets, per consumer, the last commit that
+consumer has read.
 
 Hudi's `_hoodie_*` meta columns are not listed among a table's columns: one
 stat names them, apart from the model's own columns.
@@ -38,7 +40,15 @@ META_PREFIX = "_hoodie_"
 # Stats whose values are counts (dbt docs formats `bytes` and `rows` as such).
 NUMERIC_STATS = frozenset(
     f"stats:{stat}:value"
-    for stat in ("bytes", "rows", "commits", "pending_compactions", "file_groups", "files")
+    for stat in (
+        "bytes",
+        "rows",
+        "commits",
+        "pending_compactions",
+        "file_groups",
+        "files",
+        "delete_files",
+    )
 )
 
 
@@ -50,10 +60,18 @@ class Wanted:
     schema: str
     name: str
     change_reader: bool = False
+    # The Spark catalog of a table of another format's (Iceberg's); None: the session's.
+    database: str | None = None
 
     @property
     def table(self) -> str:
-        return f"{self.schema}.{self.name}"
+        catalog = f"{self.database}." if self.database else ""
+        return f"{catalog}{self.schema}.{self.name}"
+
+    @property
+    def namespace(self) -> str:
+        """schema, or catalog.schema."""
+        return self.table.rsplit(".", 1)[0]
 
 
 @dataclass
@@ -85,22 +103,24 @@ class Stats:
 
 def wanted_relations(relation_configs: Iterable[Any], relation_of: Any) -> list[Wanted]:
     """The relations of the project's nodes and sources (not ephemeral ones)."""
-    wanted: dict[tuple[str, str], Wanted] = {}
+    wanted: dict[tuple[str, str, str], Wanted] = {}
     for node in relation_configs:
         relation = relation_of(node)
         if not relation.schema or not relation.identifier:
             continue
         code = getattr(node, "raw_code", "") or ""
         reader = any(macro in code for macro in CHANGE_READ_MACROS)
-        key = (relation.schema.lower(), relation.identifier.lower())
-        wanted[key] = Wanted(relation.schema, relation.identifier, reader)
+        database = relation.database or None
+        key = (str(database).lower(), relation.schema.lower(), relation.identifier.lower())
+        wanted[key] = Wanted(relation.schema, relation.identifier, reader, database)
     return list(wanted.values())
 
 
 def by_schema(wanted: Iterable[Wanted]) -> dict[str, list[Wanted]]:
+    """The relations by namespace: schema, or catalog.schema."""
     grouped: dict[str, list[Wanted]] = {}
     for relation in wanted:
-        grouped.setdefault(relation.schema, []).append(relation)
+        grouped.setdefault(relation.namespace, []).append(relation)
     return grouped
 
 
@@ -122,10 +142,12 @@ class CatalogReader:
     # --- catalog tables --------------------------------------------------------
 
     def _table_names(self, schema: str) -> set[str]:
+        # A namespace of another catalog (catalog.schema) lists its tables alone.
+        statement = "show_catalog_tables" if "." in schema else "show_tables"
         try:
-            rows = self._ask("show_tables", schema=schema)
+            rows = self._ask(statement, schema=schema)
         except DbtRuntimeError as exc:
-            if "SCHEMA_NOT_FOUND" in str(exc):
+            if "SCHEMA_NOT_FOUND" in str(exc) or "NoSuchNamespaceException" in str(exc):
                 return set()  # nothing built there yet
             raise
         return {str(row[1]).lower() for row in rows}
@@ -152,8 +174,41 @@ class CatalogReader:
                 # The columns are still worth showing; the reason goes in the stats.
                 reason = str(exc).strip().splitlines()[-1].strip()
                 stats.add("lake_stats_error", "Lake stats", f"unavailable: {reason}", "")
+        if details.get("Provider", "").lower() == "iceberg":
+            self._iceberg_stats(wanted.table, stats)
         described.rows = catalog_rows(wanted, table_type, details, own, stats)
         return described
+
+    def _iceberg_stats(self, table: str, stats: Stats) -> None:
+        """An Iceberg table's stats: its snapshots, and what its current
+        snapshot's summary counts."""
+        rows = self._ask("iceberg_snapshot_stats", table=table)
+        # The current snapshot: the newest, unless a rollback made an older one current.
+        current = self._metadata.table_properties(table).get("current-snapshot-id")
+        summary = next((r for r in rows if str(r["snapshot_id"]) == current), None)
+        stats.add("commits", "Snapshots", len(rows), "Snapshots not expired (one a write).")
+        if summary is None:
+            return
+        stats.add(
+            "latest_commit",
+            "Latest snapshot",
+            f"{summary['snapshot_id']} ({summary['operation']}, committed {summary['committed_at']})",
+            "The table's current snapshot, its operation and when it was committed.",
+        )
+        for stat_id, label, key, description in (
+            ("files", "Data files", "total-data-files", "Data files of the current snapshot."),
+            (
+                "delete_files",
+                "Delete files",
+                "total-delete-files",
+                "Delete files of the current snapshot: merge-on-read reads apply them until "
+                "a compaction rewrites their data files.",
+            ),
+            ("bytes", "Size of data", "total-files-size", "Bytes of the current snapshot's files."),
+            ("rows", "Rows", "total-records", "Records of the current snapshot's data files."),
+        ):
+            if summary[key] is not None:
+                stats.add(stat_id, label, int(summary[key]), description)
 
     def _lake_stats(self, wanted: Wanted, location: str, stats: Stats, into: Described) -> None:
         table = wanted.table
@@ -334,7 +389,7 @@ def catalog_rows(
 ) -> list[dict[str, Any]]:
     return [
         {
-            "table_database": None,
+            "table_database": wanted.database,
             "table_schema": wanted.schema,
             "table_name": wanted.name,
             "table_type": table_type,

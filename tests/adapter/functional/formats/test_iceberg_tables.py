@@ -227,6 +227,23 @@ def test_lake_rollback_and_lake_compact_on_an_iceberg_model(lake):
     assert code == 0 and "rewrite_data_files" in output, output
 
 
+def test_the_docs_catalog_lists_iceberg_models_with_their_snapshot_stats(lake):
+    code, output = lake.dbt("docs", "generate", "--vars", json.dumps({"batch": 3}))
+    assert code == 0, output
+    catalog = json.loads((lake.project / "target" / "catalog.json").read_text())
+    orders = catalog["nodes"]["model.warm.orders"]
+    assert orders["metadata"]["database"] == "iceberg"
+    assert list(orders["columns"]) == ["id", "name", "ts", "op", "day"]
+    stats = {key: stat["value"] for key, stat in orders["stats"].items()}
+    snapshots_now = lake.rows("select snapshot_id from iceberg.warm.orders.snapshots")
+    assert stats["commits"] == len(snapshots_now)
+    # Rebuilt by the full refresh: no delete files, so its records are its rows.
+    assert (stats["rows"], stats["delete_files"]) == (3, 0)
+    newest = "select summary['total-data-files'] from iceberg.warm.orders.snapshots"
+    assert stats["files"] == int(lake.query(f"{newest} order by committed_at desc limit 1")[0]) > 0
+    assert "model.warm.totals_hudi" in catalog["nodes"]  # the Hudi models still there
+
+
 def _date(text: str):
     from datetime import date
 

@@ -30,3 +30,15 @@ select count(*) from {{ relation }}
 {% macro lakehouse__binary_files_stats(relation) -%}
 select count(*), coalesce(sum(length), 0), max(modificationTime) from {{ relation }}
 {%- endmacro %}
+
+{#- An Iceberg table's snapshots, newest first, with their summaries'
+    totals (the docs catalog's stats of an Iceberg table). -#}
+{% macro lakehouse__iceberg_snapshot_stats(table) -%}
+select snapshot_id, operation, committed_at,
+  summary['total-data-files'] as `total-data-files`,
+  summary['total-delete-files'] as `total-delete-files`,
+  summary['total-files-size'] as `total-files-size`,
+  summary['total-records'] as `total-records`
+from {{ table }}.snapshots
+order by committed_at desc
+{%- endmacro %}
