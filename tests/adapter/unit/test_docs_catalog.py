@@ -63,3 +63,22 @@ def test_a_consumer_behind_is_shown_on_its_upstream():
         "up to the commit completed 2026-01-01 00:00:01.000, 1 commit(s) behind"
     )
     assert not any(key.startswith("stats:") for key in consumer.rows[0])
+
+
+def test_relations_are_described_by_namespace_a_file_source_by_its_format():
+    from types import SimpleNamespace
+
+    from dbt.adapters.lakehouse.relation import LakehouseRelation
+
+    nodes = [
+        LakehouseRelation.create(schema="binaryFile", identifier="/landing/feed/*.jsonl"),
+        LakehouseRelation.create(schema="ods", identifier="events"),
+        LakehouseRelation.create(database="iceberg", schema="ods", identifier="events"),
+    ]
+    wanted = docs_catalog.wanted_relations(
+        [SimpleNamespace(raw_code="") for _ in nodes], lambda node: nodes.pop(0)
+    )
+    grouped = docs_catalog.by_schema(wanted)
+    assert sorted(grouped) == ["binaryFile", "iceberg.ods", "ods"]
+    assert [w.table for w in grouped["iceberg.ods"]] == ["iceberg.ods.events"]
+    assert [w.table for w in grouped["binaryFile"]] == ["binaryFile./landing/feed/*.jsonl"]

@@ -70,8 +70,8 @@ class Wanted:
 
     @property
     def namespace(self) -> str:
-        """schema, or catalog.schema."""
-        return self.table.rsplit(".", 1)[0]
+        """schema, or catalog.schema (a file source's name may hold dots)."""
+        return f"{self.database}.{self.schema}" if self.database else self.schema
 
 
 @dataclass
