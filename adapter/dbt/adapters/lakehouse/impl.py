@@ -197,21 +197,13 @@ class LakehouseAdapter(SparkAdapter):
             if _no_namespace(exc):
                 return []
             raise
-        fmt = next(
-            (
-                f
-                for f, catalog in table_formats.CATALOGS.items()
-                if catalog == schema_relation.database
-            ),
-            None,
-        )
         return [
             self.Relation.create(
                 database=schema_relation.database,
                 schema=schema_relation.schema,
                 identifier=row[1],
                 type=RelationType.Table,
-                is_iceberg=fmt == "iceberg",
+                is_iceberg=schema_relation.database == table_formats.CATALOGS["iceberg"],
             )
             for row in rows
         ]
@@ -228,8 +220,15 @@ class LakehouseAdapter(SparkAdapter):
             relation_configs, lambda node: self.Relation.create_from(self.config, node)
         )
         if relations is not None:
-            chosen = {(str(r.schema).lower(), str(r.identifier).lower()) for r in relations}
-            wanted = [w for w in wanted if (w.schema.lower(), w.name.lower()) in chosen]
+            chosen = {
+                (str(r.database or "").lower(), str(r.schema).lower(), str(r.identifier).lower())
+                for r in relations
+            }
+            wanted = [
+                w
+                for w in wanted
+                if (str(w.database or "").lower(), w.schema.lower(), w.name.lower()) in chosen
+            ]
         return self._catalog_of(wanted)
 
     def get_catalog(  # type: ignore[no-untyped-def]
