@@ -50,7 +50,7 @@ PINNED = {
     ("iceberg_snapshots", (("table", "iceberg.a.t"),)): (
         "select committed_at, operation from iceberg.a.t.snapshots"
     ),
-    ("current_timestamp", ()): "select current_timestamp()",
+    ("session_now", ()): "select current_timestamp()",
     ("iceberg_snapshot_stats", (("table", "iceberg.a.t"),)): (
         "select snapshot_id, operation, committed_at,\n"
         "  summary['total-data-files'] as `total-data-files`,\n"
@@ -235,3 +235,21 @@ def test_a_projects_macro_can_call_the_others_of_its_file_and_they_call_it():
 def test_an_unknown_statement_says_so():
     with pytest.raises(Exception, match="No statement macro lakehouse__nope"):
         Statements().sql("nope")
+
+
+def test_no_statement_macro_takes_the_place_of_a_dispatched_dbt_macro():
+    """dbt dispatches its macros (current_timestamp, list_schemas, ...) to
+    `lakehouse__<name>`: a statement of that name would replace dbt's macro in
+    every project."""
+    import re
+    from pathlib import Path
+
+    import dbt.include.global_project as dbt_global
+    import dbt.include.spark as dbt_spark
+
+    defined = set()
+    for package in (dbt_global, dbt_spark):
+        for path in Path(package.PACKAGE_PATH).rglob("*.sql"):
+            defined |= set(re.findall(r"macro\s+(?:default|spark)__(\w+)\s*\(", path.read_text()))
+    shadowing = {name for name in packaged() if name.removeprefix(PREFIX) in defined}
+    assert not shadowing, f"rename these statements: {sorted(shadowing)}"

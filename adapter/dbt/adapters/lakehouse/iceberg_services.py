@@ -85,7 +85,7 @@ class IcebergServices:
         return parse_snapshots(self._rows(self._statements.sql("iceberg_snapshots", table=table)))
 
     def now(self) -> datetime:
-        return _naive(self._rows(self._statements.sql("current_timestamp"))[0][0])
+        return _naive(self._rows(self._statements.sql("session_now"))[0][0])
 
     def after_write(
         self, lake: IcebergTableConfig, catalog: str, table: str, now: datetime | None = None

@@ -76,7 +76,9 @@ show tables in {{ schema }}
 select committed_at, operation from {{ table }}.snapshots
 {%- endmacro %}
 
-{% macro lakehouse__current_timestamp() -%}
+{#- Spark's now, in the session's zone (not named current_timestamp: dbt
+    dispatches its cross-database macro of that name to lakehouse__*). -#}
+{% macro lakehouse__session_now() -%}
 select current_timestamp()
 {%- endmacro %}
 
