@@ -176,6 +176,14 @@ class LakehouseAdapter(SparkAdapter):
         """The dbt database (Spark catalog) of a format's tables; None: the session catalog."""
         return table_formats.CATALOGS.get(str(file_format or table_formats.DEFAULT_FORMAT).lower())
 
+    def get_relation(self, database: str, schema: str, identifier: str) -> BaseRelation | None:
+        # dbt gives Spark nodes an empty database: the session catalog, None
+        # in dbt's relation cache (relation.py).
+        return super().get_relation(database or None, schema, identifier)  # type: ignore[arg-type]
+
+    def list_relations(self, database: str | None, schema: str) -> list[BaseRelation]:
+        return super().list_relations(database or None, schema)
+
     def list_schemas(self, database: str) -> list[str]:
         try:
             return super().list_schemas(database)

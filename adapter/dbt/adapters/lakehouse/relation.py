@@ -8,7 +8,7 @@ table_formats.py) has that catalog as its database and renders as
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dbt.adapters.contracts.relation import Policy
 from dbt.adapters.spark.relation import SparkIncludePolicy, SparkRelation
@@ -26,11 +26,12 @@ class LakehouseRelation(SparkRelation):
 
     def __post_init__(self) -> None:
         # dbt-spark refuses any database; here it names the table's catalog.
-        pass
+        # dbt gives Spark nodes an empty one: the session catalog, which is
+        # None in the relations a schema's listing makes, so one relation
+        # has one key in dbt's relation cache.
+        if self.path.database == "":
+            object.__setattr__(self, "path", replace(self.path, database=None))
 
     def render(self) -> str:
-        # dbt-spark's render refuses database and schema both included; an
-        # empty database is the session catalog too.
-        if self.database == "":
-            return str(self.incorporate(path={"database": None}))  # type: ignore[no-untyped-call]
+        # dbt-spark's render refuses database and schema both included.
         return super(SparkRelation, self).render()

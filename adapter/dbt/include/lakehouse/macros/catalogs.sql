@@ -1,13 +1,14 @@
 {#- Tables of a format kept in a Spark catalog of their own (Iceberg's, see
     the adapter's table_formats.py) have that catalog as their dbt database:
-    `iceberg.schema.table`; other tables none, as on dbt-spark. A model that
-    sets `database` itself keeps it. -#}
+    `iceberg.schema.table` (or the catalog an Iceberg model names in
+    `database`); other tables none, as on dbt-spark. -#}
 {% macro lakehouse__generate_database_name(custom_database_name=none, node=none) -%}
-  {%- if custom_database_name is not none -%}
-    {{ return(custom_database_name) }}
+  {%- set catalog = adapter.table_format_catalog(node.config.get('file_format')) if node is not none else none -%}
+  {%- if catalog -%}
+    {{ return(custom_database_name or catalog) }}
   {%- endif -%}
-  {#- (None: the session catalog, which Hudi's tables are in.) -#}
-  {{ return(adapter.table_format_catalog(node.config.get('file_format')) if node is not none else none) }}
+  {#- Else dbt-spark's: none, the session catalog, which Hudi's tables are in. -#}
+  {{ return(spark__generate_database_name(custom_database_name, node)) }}
 {%- endmacro %}
 
 
