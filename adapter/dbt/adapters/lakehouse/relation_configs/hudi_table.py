@@ -22,7 +22,7 @@ from dbt.adapters.lakehouse.relation_configs.file_sizing import FileSizingConfig
 from dbt.adapters.lakehouse.relation_configs.index import IndexConfig
 from dbt.adapters.lakehouse.relation_configs.parsing import stringify
 from dbt.adapters.lakehouse.relation_configs.spark_options import fold_options
-from dbt.adapters.lakehouse.relation_configs.table_layout import TableLayout
+from dbt.adapters.lakehouse.relation_configs.table_layout import KeyedTable, TableLayout
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 
 # An overwrite keeps one row per key, the precombine_key's largest, as an
@@ -94,7 +94,7 @@ def owned_keys() -> dict[str, type[LakeSetting]]:
 
 
 @dataclass(frozen=True)
-class HudiTableConfig:
+class HudiTableConfig(KeyedTable):
     model: str
     # One of each COMPONENTS, in its order (defaults where not given).
     components: tuple[LakeSetting, ...] = ()
@@ -171,32 +171,7 @@ class HudiTableConfig:
     def cleaning(self) -> CleaningConfig:
         return self.component(CleaningConfig)
 
-    # Shortcuts the macros use.
-    @property
-    def table_type(self) -> str:
-        return self.layout.table_type
-
-    @property
-    def record_key(self) -> tuple[str, ...]:
-        return self.layout.record_key
-
-    @property
-    def precombine_key(self) -> str | None:
-        return self.layout.precombine_key
-
-    @property
-    def partition_by(self) -> tuple[str, ...]:
-        return self.layout.partition_by
-
     # --- checks that need more than the config itself -------------------------
-
-    @property
-    def default_strategy(self) -> str:
-        return strategies.default(bool(self.record_key)).name
-
-    def strategy(self, name: str) -> strategies.Strategy:
-        """What the strategy does and allows (strategies.STRATEGIES)."""
-        return strategies.STRATEGIES[name]
 
     def resolve_strategy(self, name: str) -> str:
         """The strategy a write runs: `name`, checked (check_strategy), or the
@@ -242,22 +217,6 @@ class HudiTableConfig:
                 "key has a smaller precombine value, so a batch could not replace its window "
                 "exactly. Use table_type 'cow', or remove precombine_key.",
             )
-
-    def check_columns(self, columns: Iterable[str]) -> None:
-        """Every key column must be one the model's SELECT outputs."""
-        available = {c.lower() for c in columns}
-        used = [("unique_key", c) for c in self.record_key]
-        used += [("partition_by", c) for c in self.partition_by]
-        if self.precombine_key:
-            used.append(("precombine_key", self.precombine_key))
-        for key, column in used:
-            if column.lower() not in available:
-                raise LakeConfigError(
-                    self.model,
-                    key,
-                    column,
-                    f"The model does not output that column; it outputs: {', '.join(sorted(available))}.",
-                )
 
     def changes(
         self, tblproperties: Mapping[str, str], partition_columns: Sequence[str] = ()

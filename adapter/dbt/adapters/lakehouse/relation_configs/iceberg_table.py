@@ -15,13 +15,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dbt.adapters.lakehouse import strategies
 from dbt.adapters.lakehouse.relation_configs import format_support
 from dbt.adapters.lakehouse.relation_configs.cleaning import CleaningConfig
 from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.parsing import positive_int, stringify
-from dbt.adapters.lakehouse.relation_configs.table_layout import TableLayout
+from dbt.adapters.lakehouse.relation_configs.table_layout import KeyedTable, TableLayout
 
 FORMAT = "iceberg"
 # Iceberg's row-level operations, each copy-on-write or merge-on-read.
@@ -35,7 +34,7 @@ FORMAT_VERSION = {"format-version": "2"}
 
 
 @dataclass(frozen=True)
-class IcebergTableConfig:
+class IcebergTableConfig(KeyedTable):
     model: str
     layout: TableLayout = field(default_factory=TableLayout)
     buckets: int | None = None
@@ -81,30 +80,6 @@ class IcebergTableConfig:
             user_properties={str(k): stringify(v) for k, v in properties.items()},
         )
 
-    # The names the macros share with the Hudi config.
-    @property
-    def table_type(self) -> str:
-        return self.layout.table_type
-
-    @property
-    def record_key(self) -> tuple[str, ...]:
-        return self.layout.record_key
-
-    @property
-    def precombine_key(self) -> str | None:
-        return self.layout.precombine_key
-
-    @property
-    def partition_by(self) -> tuple[str, ...]:
-        return self.layout.partition_by
-
-    @property
-    def default_strategy(self) -> str:
-        return strategies.default(bool(self.record_key)).name
-
-    def strategy(self, name: str) -> strategies.Strategy:
-        return strategies.STRATEGIES[name]
-
     def resolve_strategy(self, name: str) -> str:
         """The strategy a write runs: `name`, checked, or the one it runs as
         without a unique_key (a merge with no key appends)."""
@@ -126,21 +101,6 @@ class IcebergTableConfig:
                 f"not '{name}'.",
             )
         return strategy.without_key if strategy.without_key and not self.record_key else name
-
-    def check_columns(self, columns: Iterable[str]) -> None:
-        """Every key column must be one the model's SELECT outputs."""
-        available = {c.lower() for c in columns}
-        used = [("unique_key", c) for c in self.record_key]
-        used += [("partition_by", c) for c in self.partition_by]
-        used += [("precombine_key", self.precombine_key)] if self.precombine_key else []
-        for key, column in used:
-            if column.lower() not in available:
-                raise LakeConfigError(
-                    self.model,
-                    key,
-                    column,
-                    f"The model does not output that column; it outputs: {', '.join(sorted(available))}.",
-                )
 
     # --- the table -----------------------------------------------------------
 

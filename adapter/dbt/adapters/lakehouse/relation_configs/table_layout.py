@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from dbt.adapters.lakehouse import strategies
 from dbt.adapters.lakehouse.relation_configs.base import Changeset, LakeSetting, LiveTable, Parsed
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.parsing import choice, column_list
@@ -169,3 +170,55 @@ def _lower(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(v.lower() for v in value)
     return value.lower() if isinstance(value, str) else value
+
+
+class KeyedTable:
+    """What a table config (Hudi's, Iceberg's) tells the macros of its layout,
+    and the check of its key columns against what the model outputs."""
+
+    model: str
+
+    if TYPE_CHECKING:
+
+        @property
+        def layout(self) -> TableLayout: ...
+
+    @property
+    def table_type(self) -> str:
+        return self.layout.table_type
+
+    @property
+    def record_key(self) -> tuple[str, ...]:
+        return self.layout.record_key
+
+    @property
+    def precombine_key(self) -> str | None:
+        return self.layout.precombine_key
+
+    @property
+    def partition_by(self) -> tuple[str, ...]:
+        return self.layout.partition_by
+
+    @property
+    def default_strategy(self) -> str:
+        return strategies.default(bool(self.record_key)).name
+
+    def strategy(self, name: str) -> strategies.Strategy:
+        """What the strategy does and allows (strategies.STRATEGIES)."""
+        return strategies.STRATEGIES[name]
+
+    def check_columns(self, columns: Iterable[str]) -> None:
+        """Every key column must be one the model's SELECT outputs."""
+        available = {c.lower() for c in columns}
+        used = [("unique_key", c) for c in self.record_key]
+        used += [("partition_by", c) for c in self.partition_by]
+        used += [("precombine_key", self.precombine_key)] if self.precombine_key else []
+        for key, column in used:
+            if column.lower() not in available:
+                raise LakeConfigError(
+                    self.model,
+                    key,
+                    column,
+                    "The model does not output that column; it outputs: "
+                    f"{', '.join(sorted(available))}.",
+                )

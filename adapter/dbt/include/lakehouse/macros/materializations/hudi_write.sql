@@ -11,26 +11,13 @@
 
 {% macro lakehouse_write_hudi_model(rebuild) -%}
   {%- set lake = adapter.hudi_config(model) -%}
-  {#- A `table` model is rebuilt whole: an incremental_strategy set for its
-      folder or the whole project does not apply to it. -#}
-  {%- if model.config.materialized == 'incremental' -%}
-    {%- set strategy = lake.resolve_strategy(config.get('incremental_strategy') or lake.default_strategy) -%}
-  {%- else -%}
-    {%- set strategy = lake.default_strategy -%}
-  {%- endif -%}
+  {%- set strategy = lakehouse_write_strategy(lake) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_relation(this) -%}
   {%- set temp_relation = adapter.scratch_relation(this, 'batch') -%}
 
   {%- do lakehouse_stage_change_reads() -%}
-  {#- An enforced contract: the query's column names and types are checked
-      against the model's YAML before anything is written, and the columns
-      take the YAML's order (what dbt's create_table_as does). -#}
-  {%- set model_sql = compiled_code -%}
-  {%- if config.get('contract').enforced -%}
-    {%- do get_assert_columns_equivalent(compiled_code) -%}
-    {%- set model_sql = get_select_subquery(compiled_code) -%}
-  {%- endif -%}
+  {%- set model_sql = lakehouse_model_sql() -%}
   {#- (A batch left by a run that died is stale, its run wrote nothing: it is replaced.) -#}
   {%- do lakehouse_create_scratch_table(temp_relation, model_sql) -%}
   {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}

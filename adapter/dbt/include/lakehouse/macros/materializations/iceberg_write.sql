@@ -9,11 +9,7 @@
 
 {% macro lakehouse_write_iceberg_model(rebuild) -%}
   {%- set lake = adapter.iceberg_config(model) -%}
-  {%- if model.config.materialized == 'incremental' -%}
-    {%- set strategy = lake.resolve_strategy(config.get('incremental_strategy') or lake.default_strategy) -%}
-  {%- else -%}
-    {%- set strategy = lake.default_strategy -%}
-  {%- endif -%}
+  {%- set strategy = lakehouse_write_strategy(lake) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_relation(this) -%}
   {%- set temp_relation = adapter.scratch_relation(this, 'batch') -%}
@@ -22,12 +18,7 @@
     {%- do adapter.create_schema(temp_relation.without_identifier()) -%}
   {%- endif -%}
 
-  {%- set model_sql = compiled_code -%}
-  {%- if config.get('contract').enforced -%}
-    {%- do get_assert_columns_equivalent(compiled_code) -%}
-    {%- set model_sql = get_select_subquery(compiled_code) -%}
-  {%- endif -%}
-  {%- do lakehouse_create_scratch_table(temp_relation, model_sql) -%}
+  {%- do lakehouse_create_scratch_table(temp_relation, lakehouse_model_sql()) -%}
   {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
 

@@ -45,3 +45,27 @@
         ~ " (or remove file_format: " ~ formats[0] ~ ").") }}
   {%- endif -%}
 {%- endmacro %}
+
+
+{#- The strategy a model's write runs (Hudi's or Iceberg's config checks it).
+    A `table` model is rebuilt whole: an incremental_strategy set for its
+    folder or the whole project does not apply to it. -#}
+{% macro lakehouse_write_strategy(lake) -%}
+  {%- if model.config.materialized == 'incremental' -%}
+    {{ return(lake.resolve_strategy(config.get('incremental_strategy') or lake.default_strategy)) }}
+  {%- endif -%}
+  {{ return(lake.default_strategy) }}
+{%- endmacro %}
+
+
+{#- The model's SELECT. Under an enforced contract, the query's column names
+    and types are checked against the model's YAML before anything is
+    written, and the columns take the YAML's order (what dbt's
+    create_table_as does). -#}
+{% macro lakehouse_model_sql() -%}
+  {%- if config.get('contract').enforced -%}
+    {%- do get_assert_columns_equivalent(compiled_code) -%}
+    {{ return(get_select_subquery(compiled_code)) }}
+  {%- endif -%}
+  {{ return(compiled_code) }}
+{%- endmacro %}
