@@ -51,6 +51,76 @@ PINNED = {
         "select committed_at, operation from iceberg.a.t.snapshots"
     ),
     ("session_now", ()): "select current_timestamp()",
+    ("iceberg_ancestry", (("table", "iceberg.a.t"),)): (
+        "select s.snapshot_id, s.parent_id, s.operation, s.summary['total-delete-files'] as delete_files,\n"
+        "  s.summary['wap.id'] as wap_id, s.summary['published-wap-id'] as published_wap_id,\n"
+        "  coalesce(h.is_current_ancestor, false) as is_current_ancestor\n"
+        "from iceberg.a.t.snapshots as s\n"
+        "left join (select snapshot_id, bool_or(is_current_ancestor) as is_current_ancestor from iceberg.a.t.history group by snapshot_id) as h\n"
+        "  on s.snapshot_id = h.snapshot_id"
+    ),
+    (
+        "iceberg_changelog_view",
+        (
+            ("catalog", "iceberg"),
+            ("table", "a.t"),
+            ("view", "v"),
+            ("begin", "1"),
+            ("end", "2"),
+            ("net_changes", True),
+            ("key", ("id",)),
+        ),
+    ): (
+        "call iceberg.system.create_changelog_view(\n"
+        "  table => 'a.t',\n"
+        "  changelog_view => 'v',\n"
+        "  options => map('start-snapshot-id', '1', 'end-snapshot-id', '2'), net_changes => true)"
+    ),
+    (
+        "iceberg_changelog_view",
+        (
+            ("catalog", "iceberg"),
+            ("table", "a.t"),
+            ("view", "v"),
+            ("begin", "1"),
+            ("end", "2"),
+            ("net_changes", False),
+            ("key", ("id", "k")),
+        ),
+    ): (
+        "call iceberg.system.create_changelog_view(\n"
+        "  table => 'a.t',\n"
+        "  changelog_view => 'v',\n"
+        "  options => map('start-snapshot-id', '1', 'end-snapshot-id', '2'), compute_updates => true, identifier_columns => array('id', 'k'))"
+    ),
+    ("iceberg_as_of", (("table", "iceberg.a.t"), ("snapshot_id", "5"))): (
+        "(select * from iceberg.a.t.snapshot_id_5)"
+    ),
+    ("iceberg_latest_state", (("view", "v"), ("columns", (("id", "int"), ("d", "date"))))): (
+        "(select `id`, `d` from v where _change_type = 'INSERT')"
+    ),
+    (
+        "iceberg_cdc_rows",
+        (("view", "v"), ("columns", (("id", "int"), ("d", "date"))), ("key", ("id",))),
+    ): (
+        "(select 'i' as op, cast(c._commit_snapshot_id as string) as ts_ms, cast(null as string) as before, to_json(named_struct('id', c.`id`, 'd', datediff(c.`d`, date'1970-01-01'))) as after from v as c where c._change_type = 'INSERT'\n"
+        "union all\n"
+        "select 'd' as op, cast(c._commit_snapshot_id as string) as ts_ms, to_json(named_struct('id', c.`id`, 'd', datediff(c.`d`, date'1970-01-01'))) as before, cast(null as string) as after from v as c where c._change_type = 'DELETE'\n"
+        "union all\n"
+        "select 'u' as op, cast(b._commit_snapshot_id as string) as ts_ms, to_json(named_struct('id', b.`id`, 'd', datediff(b.`d`, date'1970-01-01'))) as before, to_json(named_struct('id', a.`id`, 'd', datediff(a.`d`, date'1970-01-01'))) as after\n"
+        "from v as b join v as a\n"
+        "  on b._change_ordinal = a._change_ordinal and b.`id` <=> a.`id`\n"
+        "where b._change_type = 'UPDATE_BEFORE' and a._change_type = 'UPDATE_AFTER')"
+    ),
+    ("cdc_image", (("alias", "c"), ("columns", (("id", "int"), ("d", "timestamp"))))): (
+        "to_json(named_struct('id', c.`id`, 'd', unix_micros(c.`d`)))"
+    ),
+    (
+        "iceberg_snapshot_as_cdc_inserts",
+        (("table", "iceberg.a.t"), ("snapshot_id", "5"), ("columns", (("id", "int"),))),
+    ): (
+        "(select 'i' as op, '5' as ts_ms, cast(null as string) as before, to_json(named_struct('id', t.`id`)) as after from iceberg.a.t.snapshot_id_5 as t)"
+    ),
     ("iceberg_snapshot_stats", (("table", "iceberg.a.t"),)): (
         "select snapshot_id, operation, committed_at,\n"
         "  summary['total-data-files'] as `total-data-files`,\n"

@@ -28,7 +28,7 @@ from dbt.adapters.lakehouse import (
     strategies,
     table_formats,
 )
-from dbt.adapters.lakehouse.change_reads import ChangeRead, ChangeReadPlanner
+from dbt.adapters.lakehouse.change_reads import ChangeRead, ChangeReadPlanner, iceberg_ranges
 from dbt.adapters.lakehouse.change_reads.queries import ChangeReadQueries
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials, LakehouseMethod
@@ -552,16 +552,6 @@ class LakehouseAdapter(SparkAdapter):
         signed: bool = False,
     ) -> ChangeRead:
         """Plan what the model reads of `upstream` in this run (ChangeReadPlanner.plan)."""
-        fmt = str(model.get("config", {}).get("file_format") or table_formats.DEFAULT_FORMAT)
-        if fmt.lower() != table_formats.DEFAULT_FORMAT or upstream.database:
-            # The read positions live in the reader's Hudi commits, and the
-            # changes come from the upstream's Hudi timeline.
-            raise DbtRuntimeError(
-                f"Model '{model.get('name')}': change reads (lake_changes, lake_signed_changes, "
-                f"lake_changed_keys) of {upstream} are built for a Hudi model reading a Hudi "
-                "table only, not yet for Iceberg: read the upstream whole, or make both models "
-                "file_format hudi."
-            )
         return self._change_reads.plan(
             model, this, upstream, mode, incremental, on_gap, stage, signed
         )
@@ -578,7 +568,17 @@ class LakehouseAdapter(SparkAdapter):
 
     @available
     def skipped_write_positions(self, model: dict[str, Any]) -> dict[str, str]:
+        """Table properties that record the consumed positions (a run that
+        writes nothing, and an Iceberg table built whole)."""
         return self._change_reads.skipped_write_positions(model)
+
+    @available
+    def iceberg_wap_id(self, model: dict[str, Any], run: str) -> str:
+        """The write-audit-publish id an Iceberg model's write is staged
+        under to record what it consumed (iceberg_ranges.py); "" when it
+        consumed nothing."""
+        positions = self._change_reads.consumed_positions(model)
+        return iceberg_ranges.wap_id(run, positions) if positions else ""
 
     @available
     def change_read_relation(self, read: ChangeRead) -> str:

@@ -35,6 +35,10 @@ BATCHES = {
         (4, "d1", 1, "U", "2026-01-03"),
     ],
     3: [],
+    4: [
+        (2, "b4", 4, "U", "2026-01-01"),
+        (5, "e", 1, "U", "2026-01-02"),
+    ],
 }
 
 
@@ -83,6 +87,38 @@ TOTALS_HUDI = """
 {{ config(materialized='table') }}
 select orders, ts_sum from {{ ref('totals') }}
 """
+# Change reads across formats: a Hudi model and an Iceberg one read the
+# Iceberg (cow) orders_cow's changes; an Iceberg model reads the Hudi `changes`.
+COW_STATE = """
+{{ config(materialized='incremental', unique_key='id', precombine_key='ts') }}
+select id, name, ts from {{ lake_changes(ref('orders_cow')) }} as c
+"""
+COW_SUMS = """
+{{ config(materialized='incremental', file_format='iceberg', unique_key='first_day') }}
+with deltas as (
+  select first_day, sum(_sign) as n, sum(_sign * ts) as ts_sum
+  from {{ lake_signed_changes(ref('orders_cow'), ['first_day', 'ts']) }} as d group by first_day
+)
+{% if is_incremental() %}
+select d.first_day, coalesce(t.n, 0) + d.n as n, coalesce(t.ts_sum, 0) + d.ts_sum as ts_sum
+from deltas as d left join {{ this }} as t on t.first_day = d.first_day
+{% else %}
+select * from deltas
+{% endif %}
+"""
+FROM_HUDI = """
+{{ config(materialized='incremental', file_format='iceberg', unique_key='id', precombine_key='ts') }}
+select id, name, ts from {{ lake_changes(ref('changes')) }} as c where op <> 'D'
+"""
+# A write staged and never published: what a run killed between its write
+# and the publish leaves (a snapshot outside the table's ancestry).
+STAGE_ONLY = """
+{% macro stage_only(table, wap_id, row) %}
+  {% do run_query('set spark.wap.id = ' ~ wap_id) %}
+  {% do run_query('insert into ' ~ table ~ ' values ' ~ row) %}
+  {% do run_query('reset spark.wap.id') %}
+{% endmacro %}
+"""
 MODELS = {
     "changes": CHANGES,
     "orders": ORDERS,
@@ -91,12 +127,17 @@ MODELS = {
     "daily": DAILY,
     "totals": TOTALS,
     "totals_hudi": TOTALS_HUDI,
+    "cow_state": COW_STATE,
+    "cow_sums": COW_SUMS,
+    "from_hudi": FROM_HUDI,
 }
 
 
 @pytest.fixture(scope="module")
 def lake(tmp_path_factory) -> Iterator[WarmLake]:
     warm = WarmLake(tmp_path_factory.mktemp("iceberg"), MODELS)
+    (warm.project / "macros").mkdir(exist_ok=True)
+    (warm.project / "macros" / "stage_only.sql").write_text(STAGE_ONLY)
     try:
         yield warm
     finally:
@@ -189,6 +230,82 @@ def test_an_empty_batch_writes_no_snapshot(lake):
     assert {t: snapshots(lake, t) for t in before} == before
 
 
+def cow_sums(lake: WarmLake) -> list[tuple]:
+    return lake.rows("select first_day, n, ts_sum from iceberg.warm.cow_sums order by first_day")
+
+
+def test_change_reads_of_an_iceberg_table_exactly_once_across_a_killed_write(lake):
+    # After batches 1-3: the sums of orders_cow's rows by first_day.
+    assert cow_sums(lake) == [
+        (_date("2026-01-01"), 2, 3),  # 1 (ts 1 -> 2: out and in again), 2
+        (_date("2026-01-02"), 1, 1),
+        (_date("2026-01-03"), 1, 3),
+    ]
+    assert lake.rows("select id, name, ts from warm.cow_state order by id") == lake.rows(
+        "select id, name, ts from iceberg.warm.orders_cow order by id"
+    )
+    # (from_hudi leaves out the delete of 3: it keeps the row.)
+    assert lake.rows("select id, name, ts from iceberg.warm.from_hudi order by id") == [
+        (1, "a2", 2),
+        (2, "b", 1),
+        (3, "c", 1),
+        (4, "d3", 3),
+    ]
+    # Each write recorded the snapshot of orders_cow it read through.
+    upstream_now = lake.query(
+        "select snapshot_id from iceberg.warm.orders_cow.snapshots order by committed_at desc"
+    )[0]
+    summary = lake.query(
+        "select summary['wap.id'] from iceberg.warm.cow_sums.snapshots"
+        " where summary['wap.id'] is not null order by committed_at desc"
+    )[0]
+    assert json.loads(summary.split(":", 1)[1])["consumed"] == {
+        "hoodie.lakehouse.consumed.iceberg.warm.orders_cow": str(upstream_now)
+    }
+    # A run killed between its staged write and the publish: a snapshot that
+    # claims to have read orders_cow through its current snapshot, never published.
+    ancestry_before = lake.rows("select snapshot_id from iceberg.warm.cow_sums.history")
+    claim = json.dumps(
+        {"consumed": {"hoodie.lakehouse.consumed.iceberg.warm.orders_cow": "0"}, "run": "killed"}
+    ).replace(" ", "")
+    args = {"table": "iceberg.warm.cow_sums", "wap_id": "lakehouse:" + claim}
+    code, output = lake.dbt(
+        "run-operation",
+        "stage_only",
+        "--args",
+        json.dumps({**args, "row": "(date'1999-01-01', 100, 100)"}),
+    )
+    assert code == 0, output
+    assert lake.query("select count(*) from iceberg.warm.cow_sums.snapshots")[0] > len(
+        ancestry_before
+    )
+    run(lake, 4, "-s", "changes", "orders_cow", "cow_state", "cow_sums", "from_hudi")
+    assert cow_sums(lake) == [
+        (_date("2026-01-01"), 2, 6),  # 2's ts 1 -> 4
+        (_date("2026-01-02"), 2, 2),  # 5 arrived
+        (_date("2026-01-03"), 1, 3),
+    ]
+    assert lake.rows("select id, name, ts from warm.cow_state order by id") == lake.rows(
+        "select id, name, ts from iceberg.warm.orders_cow order by id"
+    )
+    assert lake.rows("select id, name, ts from iceberg.warm.from_hudi order by id") == [
+        (1, "a2", 2),
+        (2, "b4", 4),
+        (3, "c", 1),
+        (4, "d3", 3),
+        (5, "e", 1),
+    ]
+    # A rewrite of the upstream's files changes no row: the next read finds nothing.
+    lake.query(
+        "call iceberg.system.rewrite_data_files(table => 'warm.orders_cow',"
+        " options => map('rewrite-all', 'true'))"
+    )
+    assert snapshots(lake, "orders_cow")[-1] == "replace"
+    output = run(lake, 4, "-s", "cow_state", "cow_sums")
+    assert "no new rows" in output
+    assert cow_sums(lake)[0] == (_date("2026-01-01"), 2, 6)
+
+
 def test_a_changed_bucket_count_asks_for_a_full_refresh_which_keeps_the_history(lake):
     output = run(lake, 3, "-s", "orders", expect_ok=False, buckets=8)
     assert "Model 'orders'" in output and "--full-refresh" in output
@@ -225,6 +342,19 @@ def test_lake_rollback_and_lake_compact_on_an_iceberg_model(lake):
     assert lake.query("select count(*), sum(ts) from iceberg.warm.orders_cow") == (3, 3)
     code, output = lake.dbt("run-operation", "lake_compact", "--args", '{"model": "orders_cow"}')
     assert code == 0 and "rewrite_data_files" in output, output
+
+
+def test_a_read_from_a_snapshot_rolled_back_is_whole_or_refused(lake):
+    # orders_cow was rolled back past the snapshots its readers consumed.
+    output = run(lake, 3, "-s", "cow_state", "cow_sums", expect_ok=False)
+    assert "Model 'cow_sums'" in output and "no longer an ancestor" in output
+    assert "--full-refresh" in output
+    assert "Model 'cow_state'" in output and "Reading the full table instead" in output
+    run(lake, 3, "-s", "cow_sums", "--full-refresh")
+    assert cow_sums(lake) == [
+        (_date("2026-01-01"), 2, 2),
+        (_date("2026-01-02"), 1, 1),
+    ]
 
 
 def test_the_docs_catalog_lists_iceberg_models_with_their_snapshot_stats(lake):

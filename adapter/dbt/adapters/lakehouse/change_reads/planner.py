@@ -15,10 +15,13 @@ from typing import Any
 
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.lakehouse.change_reads import ranges
+from dbt.adapters.lakehouse import table_formats
+from dbt.adapters.lakehouse.change_reads import iceberg_ranges, ranges
+from dbt.adapters.lakehouse.change_reads.iceberg_ranges import Ancestry
 from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead, Timeline
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
 from dbt.adapters.lakehouse.relation_configs.base import LiveTable
+from dbt.adapters.lakehouse.relation_configs.iceberg_table import KEY_PROPERTY
 from dbt.adapters.lakehouse.relation_configs.table_layout import (
     HOODIE_KEYS,
     TableLayout,
@@ -101,17 +104,38 @@ class ChangeReadPlanner:
                 "delete_condition (groups whose changes cancel out keep a row of zeros), or "
                 "recompute the touched groups with lake_changed_keys instead."
             )
-        upstream_name = f"{upstream.schema}.{upstream.identifier}"
-        this_name = f"{this.schema}.{this.identifier}" if this is not None else None
-        consumed = (
-            self._consumed_position(this_name, upstream_name) if incremental and this_name else None
-        )
-        # A full cdc read renders the snapshot as images of these columns.
-        columns = self._columns_of(upstream) if mode == "cdc" else []
-        timeline = self._timeline(upstream_name, for_cdc=mode == "cdc")
-        read = ranges.plan_read(
-            upstream_name, mode, consumed, timeline, "fail" if signed else on_gap, name, columns
-        )
+        upstream_name = _qualified(upstream)
+        this_name = _qualified(this) if this is not None else None
+        if _is_iceberg(upstream):
+            ancestry = self._ancestry(upstream_name)
+            consumed = (
+                self._consumed_position(this, upstream_name, ancestry.later)
+                if incremental and this is not None
+                else None
+            )
+            key = self._metadata.table_properties(upstream_name).get(KEY_PROPERTY, "")
+            read = iceberg_ranges.plan_read(
+                upstream_name,
+                mode,
+                consumed,
+                ancestry,
+                "fail" if signed else on_gap,
+                name,
+                self._columns_of(upstream),
+                [k for k in key.split(",") if k],
+            )
+        else:
+            consumed = (
+                self._consumed_position(this, upstream_name, ranges.latest_position)
+                if incremental and this is not None
+                else None
+            )
+            # A full cdc read renders the snapshot as images of these columns.
+            columns = self._columns_of(upstream) if mode == "cdc" else []
+            timeline = self._timeline(upstream_name, for_cdc=mode == "cdc")
+            read = ranges.plan_read(
+                upstream_name, mode, consumed, timeline, "fail" if signed else on_gap, name, columns
+            )
         if incremental and consumed is None:
             note = f"Model '{name}' has no recorded position for {upstream_name}"
             # (An empty table, e.g. first built while the upstream had no
@@ -126,7 +150,7 @@ class ChangeReadPlanner:
         # (Read once: whether the range may hold lost writes, and whether to stage it.)
         properties = (
             self._metadata.table_properties(upstream_name)
-            if mode == "latest_state" and read.is_incremental
+            if mode == "latest_state" and read.is_incremental and read.upstream_format == "hudi"
             else {}
         )
         if properties and returns_lost_writes(properties):
@@ -137,6 +161,8 @@ class ChangeReadPlanner:
         reads = self._reads.setdefault(model["unique_id"], {})
         slot = (upstream_name, mode)
         number = list(reads).index(slot) + 1 if slot in reads else len(reads) + 1
+        if read.upstream_format == "iceberg" and read.is_incremental:
+            read = self._open_changelog(read, f"{name}_{number}")
         staged = stage and read.is_incremental and this is not None
         if staged and self._worth_staging(read, properties):
             scratch = self._scratch_relation(this, f"read_{number}")
@@ -157,21 +183,25 @@ class ChangeReadPlanner:
         (on a 100k-row batch of the billing feed, most of a second for each
         model that reads it). `properties`: the upstream's, for a latest_state
         read."""
-        if read.mode == "cdc" or read.check_current:
+        if read.mode == "cdc" or read.check_current or read.changelog_view:
             return True
         return is_merge_on_read(properties)
 
     def reads(self, model: dict[str, Any]) -> list[ChangeRead]:
         return list(self._reads.get(model["unique_id"], {}).values())
 
-    def position_settings(self, model: dict[str, Any], extra: dict[str, str]) -> dict[str, str]:
-        """Write settings that put the consumed positions (and `extra`
-        commit metadata) into the model's next commit."""
-        settings = {
+    def consumed_positions(self, model: dict[str, Any]) -> dict[str, str]:
+        """How far the model's reads of this run read, by position key."""
+        return {
             ranges.position_key(read.upstream): read.end
             for read in self.reads(model)
             if read.end is not None
         }
+
+    def position_settings(self, model: dict[str, Any], extra: dict[str, str]) -> dict[str, str]:
+        """Write settings that put the consumed positions (and `extra`
+        commit metadata) into the model's next Hudi commit."""
+        settings = self.consumed_positions(model)
         settings.update(extra)
         if not settings:
             return {}
@@ -195,9 +225,55 @@ class ChangeReadPlanner:
             commits, self._metadata.cleaned_before(table) if for_cdc else None
         )
 
-    def _consumed_position(self, table: str, upstream: str) -> str | None:
-        """The upstream instant recorded by this table's latest write that
-        recorded one, or by a later run that read a range and wrote nothing."""
-        committed = self._metadata.recorded(table, ranges.position_key(upstream))
+    def _ancestry(self, table: str) -> Ancestry:
+        """An Iceberg table's current snapshot and its ancestors."""
+        rows = self._metadata.ask("iceberg_ancestry", table=table)
+        # The current snapshot: the ancestor that no other ancestor names as parent.
+        ancestors = [row for row in rows if row[6]]
+        parents = {str(row[1]) for row in ancestors if row[1] is not None}
+        current = next((str(row[0]) for row in ancestors if str(row[0]) not in parents), None)
+        return Ancestry.from_rows(rows, current)
+
+    def _open_changelog(self, read: ChangeRead, suffix: str) -> ChangeRead:
+        """Create the session's temporary view of Iceberg's changelog of the
+        range (create_changelog_view): net changes for latest_state, each
+        change with updates paired by the upstream's key for cdc."""
+        view = "lakehouse_changes_" + "".join(c if c.isalnum() else "_" for c in suffix)
+        catalog, table = read.upstream.split(".", 1)
+        self._metadata.ask(
+            "iceberg_changelog_view",
+            catalog=catalog,
+            table=table,
+            view=view,
+            begin=read.begin,
+            end=read.end,
+            net_changes=read.mode == "latest_state",
+            key=list(read.key),
+        )
+        return dataclasses.replace(read, changelog_view=view)
+
+    def _consumed_position(
+        self, this: Any, upstream: str, later: Callable[..., str | None]
+    ) -> str | None:
+        """The upstream position recorded by this table's latest write that
+        recorded one, or by a later run that read a range and wrote nothing
+        (the later of the two by `later`: the upstream's order). An Iceberg
+        table records it in its snapshots' write-audit-publish ids."""
+        table = _qualified(this)
+        key = ranges.position_key(upstream)
+        if _is_iceberg(this):
+            committed = self._ancestry(table).recorded(key)
+        else:
+            committed = self._metadata.recorded(table, key)
         skipped = self._metadata.table_properties(table).get(ranges.skipped_position_key(upstream))
-        return ranges.latest_position(committed, skipped)
+        return later(committed, skipped)
+
+
+def _is_iceberg(relation: Any) -> bool:
+    return bool(relation.database) and relation.database == table_formats.CATALOGS["iceberg"]
+
+
+def _qualified(relation: Any) -> str:
+    """schema.table; catalog.schema.table for a table of another catalog."""
+    name = f"{relation.schema}.{relation.identifier}"
+    return f"{relation.database}.{name}" if relation.database else name

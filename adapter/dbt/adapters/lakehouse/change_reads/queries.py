@@ -31,6 +31,8 @@ class ChangeReadQueries:
 
     def source(self, read: ChangeRead) -> str:
         """The relation that reads the range from the upstream itself."""
+        if read.upstream_format == "iceberg":
+            return self._iceberg_source(read)
         if read.end is None:
             if read.mode == "cdc":
                 return self._sql("no_cdc_rows")
@@ -68,6 +70,35 @@ class ChangeReadQueries:
             )
         return self._sql("all_rows", relation=changes)
 
+    def _iceberg_source(self, read: ChangeRead) -> str:
+        """An Iceberg range (iceberg_ranges.py): its changelog view, or the
+        snapshot it ends at when read whole."""
+        if read.is_empty:
+            if read.mode == "cdc":
+                return self._sql("no_cdc_rows")
+            return self._sql("no_rows", relation=read.upstream)
+        if read.begin is None:
+            if read.mode == "cdc":
+                return self._sql(
+                    "iceberg_snapshot_as_cdc_inserts",
+                    table=read.upstream,
+                    snapshot_id=read.end,
+                    columns=list(read.columns),
+                )
+            return self._sql("iceberg_as_of", table=read.upstream, snapshot_id=read.end)
+        if read.changelog_view is None:
+            raise ValueError(f"the range of {read.upstream} has no changelog view")
+        if read.mode == "cdc":
+            return self._sql(
+                "iceberg_cdc_rows",
+                view=read.changelog_view,
+                columns=list(read.columns),
+                key=list(read.key),
+            )
+        return self._sql(
+            "iceberg_latest_state", view=read.changelog_view, columns=list(read.columns)
+        )
+
     def _changes(self, read: ChangeRead) -> str:
         begin = "earliest" if read.begin is None else read.begin
         return self._sql(
@@ -90,7 +121,10 @@ class ChangeReadQueries:
                 f"{macro}: {read.upstream} has no column(s) {', '.join(missing)}."
             )
         if read.begin is None:
-            return self._sql("signed_snapshot", table=read.upstream, columns=names)
+            table = read.upstream
+            if read.upstream_format == "iceberg" and read.end is not None:
+                table = self._sql("iceberg_as_of", table=table, snapshot_id=read.end)
+            return self._sql("signed_snapshot", table=table, columns=names)
         # The images carry each column as the upstream spells it.
         spelled = {name.lower(): name for name, _ in read.columns}
         fields = [(n, spelled[n.lower()], types[n.lower()]) for n in names]

@@ -145,10 +145,22 @@ class ChangeRead:
     # the changes touch.
     check_current: bool = False
     partition_columns: tuple[str, ...] = ()
+    # hudi: positions are instants (completion times); iceberg: snapshot ids
+    # (iceberg_ranges.py), which do not order as text.
+    upstream_format: str = "hudi"
+    # An Iceberg upstream's unique key: its changelog pairs a key's delete and
+    # insert in one snapshot into an update's before and after images.
+    key: tuple[str, ...] = ()
+    # The temporary view of Iceberg's changelog of the range (planner).
+    changelog_view: str | None = None
 
     @property
     def is_empty(self) -> bool:
-        return self.end is None or (self.begin is not None and self.begin >= self.end)
+        if self.end is None or self.begin is None:
+            return self.end is None
+        if self.upstream_format == "iceberg":
+            return self.begin == self.end
+        return self.begin >= self.end
 
     @property
     def is_incremental(self) -> bool:
@@ -170,14 +182,7 @@ def plan_read(
 ) -> ChangeRead:
     """Decide the range: `consumed` is this model's recorded position (None on a
     first or full-refresh run)."""
-    if mode not in MODES:
-        raise CompilationError(
-            f"Model '{model}': lake_changes mode {mode!r} is not valid. Use one of: {', '.join(MODES)}."
-        )
-    if on_gap not in GAP_POLICIES:
-        raise CompilationError(
-            f"Model '{model}': lake_changes on_gap {on_gap!r} is not valid. Use one of: {', '.join(GAP_POLICIES)}."
-        )
+    check_read_arguments(mode, on_gap, model)
     columns = tuple(columns)
     instants = timeline.completions
     end = instants[-1] if instants else None
@@ -194,6 +199,17 @@ def plan_read(
     return ChangeRead(
         upstream, mode, None, end, note=note + " Reading the full table instead.", columns=columns
     )
+
+
+def check_read_arguments(mode: str, on_gap: str, model: str) -> None:
+    if mode not in MODES:
+        raise CompilationError(
+            f"Model '{model}': lake_changes mode {mode!r} is not valid. Use one of: {', '.join(MODES)}."
+        )
+    if on_gap not in GAP_POLICIES:
+        raise CompilationError(
+            f"Model '{model}': lake_changes on_gap {on_gap!r} is not valid. Use one of: {', '.join(GAP_POLICIES)}."
+        )
 
 
 def _gap(upstream: str, mode: str, consumed: str, timeline: Timeline) -> str | None:

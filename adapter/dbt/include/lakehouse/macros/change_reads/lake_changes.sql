@@ -49,9 +49,15 @@
 {%- endmacro %}
 
 
+{#- After the write: the scratch tables and Iceberg changelog views of the ranges. -#}
 {% macro lakehouse_drop_change_reads() -%}
   {%- for read in adapter.change_reads(model) if read.staged_as -%}
     {%- do lakehouse_drop_scratch_table(lakehouse_scratch_relation(read)) -%}
+  {%- endfor -%}
+  {%- for read in adapter.change_reads(model) if read.changelog_view -%}
+    {%- call statement('drop_changelog_view', auto_begin=False) -%}
+      drop view if exists {{ read.changelog_view }}
+    {%- endcall -%}
   {%- endfor -%}
 {%- endmacro %}
 
@@ -60,7 +66,8 @@
 {% macro lakehouse_scratch_relation(read) -%}
   {%- set parts = read.staged_as.split('.') -%}
   {%- set schema = parts[0] if parts | length == 2 else none -%}
-  {{ return(this.incorporate(path={'schema': schema, 'identifier': parts[-1]}, type='table' if schema else 'view')) }}
+  {#- (In the session catalog, whatever the model's catalog: a scratch table is parquet.) -#}
+  {{ return(this.incorporate(path={'database': none, 'schema': schema, 'identifier': parts[-1]}, type='table' if schema else 'view')) }}
 {%- endmacro %}
 
 

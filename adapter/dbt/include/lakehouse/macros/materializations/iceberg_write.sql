@@ -5,7 +5,14 @@
     largest precombine_key; on a tie a delete), and which updates or deletes a
     stored row only when the incoming precombine_key is not smaller. The batch
     is staged once (scratch_tables.sql), as for Hudi, so the emptiness probe
-    and the write read the same rows. -#}
+    and the write read the same rows.
+
+    What the model consumed with lake_changes is recorded in the commit that
+    writes its rows (change_reads/iceberg_ranges.py): a table built whole
+    keeps it in the table properties its CREATE OR REPLACE sets; an
+    incremental write is staged under a write-audit-publish id that holds it
+    (in the snapshot's summary) and then published; a run that writes nothing
+    sets it as table properties. -#}
 
 {% macro lakehouse_write_iceberg_model(rebuild) -%}
   {%- set lake = adapter.iceberg_config(model) -%}
@@ -18,6 +25,10 @@
     {%- do adapter.create_schema(temp_relation.without_identifier()) -%}
   {%- endif -%}
 
+  {#- (A write that failed in an earlier model of this session may have left
+      its write-audit-publish id: a write under it would only be staged.) -#}
+  {%- do lakehouse_iceberg_wap_id(none) -%}
+  {%- do lakehouse_stage_change_reads() -%}
   {%- do lakehouse_create_scratch_table(temp_relation, lakehouse_model_sql()) -%}
   {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
@@ -26,6 +37,8 @@
     {#- A new table, a `table` model or a full refresh: the batch (one row
         per key, no deletes) in one commit; a table already there keeps its
         history (its earlier snapshots) and its readers never miss it. -#}
+    {%- set properties = lake.table_properties() -%}
+    {%- do properties.update(adapter.skipped_write_positions(model)) -%}
     {%- call statement('main') -%}
       create or replace table {{ target_relation }}
       using iceberg
@@ -33,7 +46,7 @@
       partitioned by ({{ lake.partition_fields() | join(', ') }})
       {%- endif %}
       tblproperties (
-        {%- for key, value in lake.table_properties().items() %}
+        {%- for key, value in properties.items() %}
         {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
         {%- endfor %}
       )
@@ -48,6 +61,7 @@
     {%- do process_schema_changes(on_schema_change, temp_relation, existing_relation) -%}
     {%- if lakehouse_is_empty(temp_relation) -%}
       {{ log("Model " ~ model.name ~ ": no new rows, no snapshot written.", info=true) }}
+      {%- do lakehouse_update_table_properties(target_relation, adapter.skipped_write_positions(model)) -%}
       {%- call statement('main') -%}
         select 0 as rows_written
       {%- endcall -%}
@@ -66,9 +80,22 @@
           set spark.sql.sources.partitionOverwriteMode = dynamic
         {%- endcall -%}
       {%- endif -%}
+      {%- set wap_id = adapter.iceberg_wap_id(model, invocation_id) -%}
+      {%- if wap_id -%}
+        {%- if table_props.get('write.wap.enabled') != 'true' -%}
+          {%- do lakehouse_update_table_properties(target_relation, {'write.wap.enabled': 'true'}) -%}
+        {%- endif -%}
+        {%- do lakehouse_iceberg_wap_id(wap_id) -%}
+      {%- endif -%}
       {%- call statement('main') -%}
         {{ lakehouse_iceberg_write_sql(strategy, arg_dict, lake) }}
       {%- endcall -%}
+      {%- if wap_id -%}
+        {%- do lakehouse_iceberg_wap_id(none) -%}
+        {%- call statement('publish_changes') -%}
+          call {{ target_relation.database }}.system.publish_changes(table => {{ lakehouse_string_literal(target_relation.schema ~ '.' ~ target_relation.identifier) }}, wap_id => {{ lakehouse_string_literal(wap_id) }})
+        {%- endcall -%}
+      {%- endif -%}
       {%- if strategy == 'insert_overwrite' -%}
         {%- call statement('dynamic_overwrite_reset', auto_begin=False) -%}
           reset spark.sql.sources.partitionOverwriteMode
@@ -78,7 +105,21 @@
     {%- endif -%}
   {%- endif -%}
   {%- do lakehouse_drop_scratch_table(temp_relation) -%}
+  {%- do lakehouse_drop_change_reads() -%}
   {{ return(target_relation) }}
+{%- endmacro %}
+
+
+{#- Writes of this session to a table with write.wap.enabled are staged
+    under `wap_id` (none: written as usual). -#}
+{% macro lakehouse_iceberg_wap_id(wap_id) -%}
+  {%- call statement('wap_id', auto_begin=False) -%}
+    {%- if wap_id %}
+    set spark.wap.id = {{ wap_id }}
+    {%- else %}
+    reset spark.wap.id
+    {%- endif %}
+  {%- endcall -%}
 {%- endmacro %}
 
 
