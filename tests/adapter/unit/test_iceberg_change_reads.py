@@ -7,12 +7,8 @@ import json
 import pytest
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.lakehouse.change_reads.iceberg_ranges import (
-    Ancestry,
-    parse_wap_id,
-    plan_read,
-    wap_id,
-)
+from dbt.adapters.lakehouse.change_reads.iceberg_ranges import plan_read
+from dbt.adapters.lakehouse.iceberg_history import Ancestry, parse_wap_id, wap_id
 
 UP = "iceberg.s.orders"
 KEY = "hoodie.lakehouse.consumed." + UP
@@ -47,6 +43,9 @@ def test_the_ancestry_follows_parents_from_the_current_snapshot():
     assert ancestry().ids == ["10", "11", "12", "13"]
     assert ancestry().current == "13"
     assert Ancestry.from_rows([], None).current is None
+    # Without a current snapshot given: the ancestor that is no ancestor's parent.
+    flagged = [row + (row[0] in (10, 11, 12, 13),) for row in ROWS]
+    assert Ancestry.from_rows(flagged).ids == ["10", "11", "12", "13"]
 
 
 def test_a_range_reads_after_the_consumed_snapshot_through_the_current_one():
@@ -113,6 +112,8 @@ def test_a_wap_id_holds_the_positions_and_a_foreign_one_holds_none():
     assert text.startswith("lakehouse:") and " " not in text and "'" not in text
     assert json.loads(text.split(":", 1)[1])["run"] == "run-a"
     assert parse_wap_id(text) == {KEY: "100"}
+    odd = wap_id("run-a", {"hoodie.lakehouse.consumed.iceberg.s.`t`": "1"})
+    assert "`" not in odd and parse_wap_id(odd) == {"hoodie.lakehouse.consumed.iceberg.s.`t`": "1"}
     assert parse_wap_id("nightly-etl-42") is None
     assert parse_wap_id("lakehouse:not json") is None
     assert parse_wap_id(None) is None

@@ -23,12 +23,13 @@ from dbt.adapters.lakehouse import (
     concurrency,
     data_test_scope,
     docs_catalog,
+    iceberg_history,
     recovery,
     session_settings,
     strategies,
     table_formats,
 )
-from dbt.adapters.lakehouse.change_reads import ChangeRead, ChangeReadPlanner, iceberg_ranges
+from dbt.adapters.lakehouse.change_reads import ChangeRead, ChangeReadPlanner
 from dbt.adapters.lakehouse.change_reads.queries import ChangeReadQueries
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials, LakehouseMethod
@@ -575,10 +576,19 @@ class LakehouseAdapter(SparkAdapter):
     @available
     def iceberg_wap_id(self, model: dict[str, Any], run: str) -> str:
         """The write-audit-publish id an Iceberg model's write is staged
-        under to record what it consumed (iceberg_ranges.py); "" when it
-        consumed nothing."""
-        positions = self._change_reads.consumed_positions(model)
-        return iceberg_ranges.wap_id(run, positions) if positions else ""
+        under to record what it consumed and was built from
+        (iceberg_history.py); "" when there is nothing to record."""
+        recorded = self._change_reads.consumed_positions(model)
+        recorded.update(self._builds.commit_metadata(model))
+        return iceberg_history.wap_id(run, recorded) if recorded else ""
+
+    @available
+    def iceberg_table_records(self, model: dict[str, Any]) -> dict[str, str]:
+        """The same, as the table properties of an Iceberg table built whole."""
+        return {
+            **self._change_reads.skipped_write_positions(model),
+            **self._builds.table_properties(model),
+        }
 
     @available
     def change_read_relation(self, read: ChangeRead) -> str:

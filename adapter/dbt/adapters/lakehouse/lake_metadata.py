@@ -13,7 +13,9 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import recovery
+from dbt.adapters.lakehouse.iceberg_history import Ancestry
 from dbt.adapters.lakehouse.statements import Statements
+from dbt.adapters.lakehouse.table_formats import is_iceberg_table
 
 # Runs a statement and returns its rows (adapter.execute with fetch=True).
 Query = Callable[[str], Sequence[Any]]
@@ -115,6 +117,19 @@ class LakeMetadata:
             if is_not_hudi(exc):
                 return None
             raise
+
+    def latest_position(self, table: str) -> str | None:
+        """A lake table's latest position: a Hudi table's latest instant, an
+        Iceberg table's current snapshot; None when never committed to, or
+        not a lake table."""
+        if is_iceberg_table(table):
+            return self.iceberg_ancestry(table).current
+        latest = self.latest_commit_if_hudi(table)
+        return latest.instant if latest else None
+
+    def iceberg_ancestry(self, table: str) -> Ancestry:
+        """An Iceberg table's current snapshot and its ancestors (catalog.schema.table)."""
+        return Ancestry.from_rows(self.ask("iceberg_ancestry", table=table))
 
     def cleaned_before(self, table: str) -> str | None:
         """The instant before which the cleaner may have removed file slices

@@ -40,6 +40,13 @@ ICEBERG_CATALOG_CLASS = "org.apache.iceberg.spark.SparkCatalog"
 CATALOGS: dict[str, str | None] = {"hudi": None, "iceberg": "iceberg"}
 
 
+def is_iceberg_table(name: str) -> bool:
+    """Whether the adapter's name of a table (schema.table in the session
+    catalog, catalog.schema.table in another) is one of Iceberg's catalog."""
+    parts = name.split(".")
+    return len(parts) == 3 and parts[0] == CATALOGS["iceberg"]
+
+
 def check_names(formats: Iterable[str], where: str) -> list[str]:
     """The formats, each known, in FORMATS order; an error naming `where` otherwise."""
     wanted = {str(f).strip().lower() for f in formats if str(f).strip()}

@@ -8,9 +8,11 @@ rebuild would write the same rows: it is skipped, with no Spark work and no
 commit. This is what lets a micro-batch run on data that did not change write
 nothing at all.
 
-Only Hudi upstreams have an instant to compare: a model that also reads a
-view, a seed, an ephemeral model or any other non-Hudi relation is always
-rebuilt. The model's SQL must be a function of its upstreams (no
+Only lake tables have a position to compare (a Hudi table's latest instant,
+an Iceberg table's current snapshot): a model that also reads a view, a seed,
+an ephemeral model or any other relation is always rebuilt. An Iceberg model
+records what it was built from as its positions are recorded
+(iceberg_history.py). The model's SQL must be a function of its upstreams (no
 current_date(), rand(), ...) for a skip to be right: that is why it is opt-in.
 
 An incremental model with `skip_unchanged: true` is not run when every range
@@ -29,8 +31,11 @@ from typing import Any
 
 from dbt.adapters.lakehouse.change_reads.ranges import COMMIT_META_PREFIX
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
+from dbt.adapters.lakehouse.table_formats import is_iceberg_table
 
 BUILT_FROM_KEY = COMMIT_META_PREFIX + "built_from"
+# What an Iceberg table built whole (CREATE OR REPLACE) was built from: a table property.
+BUILT_FROM_PROPERTY = "lakehouse.built_from"
 
 
 def built_from(
@@ -62,10 +67,7 @@ class BuildRecords:
         tables = [upstream for upstream in upstreams if upstream is not None]
         if len(tables) < len(upstreams):
             return None
-        instants: dict[str, str | None] = {}
-        for table in tables:
-            latest = self._metadata.latest_commit_if_hudi(table)
-            instants[table] = latest.instant if latest else None
+        instants = {table: self._metadata.latest_position(table) for table in tables}
         noted = built_from(code, model.get("config", {}), instants)
         if noted is not None:
             self._noted[model["unique_id"]] = noted
@@ -76,6 +78,18 @@ class BuildRecords:
         noted = self._noted.get(model["unique_id"])
         return {BUILT_FROM_KEY: noted} if noted is not None else {}
 
+    def table_properties(self, model: Mapping[str, Any]) -> dict[str, str]:
+        """The same, for an Iceberg table built whole: its table properties."""
+        noted = self._noted.get(model["unique_id"])
+        return {BUILT_FROM_PROPERTY: noted} if noted is not None else {}
+
     def last_recorded(self, table: str | None) -> str | None:
-        """What the table's latest commit that recorded it was built from."""
-        return self._metadata.recorded(table, BUILT_FROM_KEY) if table else None
+        """What the table's latest commit that recorded it was built from.
+        An Iceberg table: its latest ancestor that recorded it, else (built
+        whole since) its table property."""
+        if not table:
+            return None
+        if is_iceberg_table(table):
+            recorded = self._metadata.iceberg_ancestry(table).recorded(BUILT_FROM_KEY)
+            return recorded or self._metadata.table_properties(table).get(BUILT_FROM_PROPERTY)
+        return self._metadata.recorded(table, BUILT_FROM_KEY)

@@ -80,11 +80,11 @@ DAILY = """
 select day, count(*) as changes from {{ ref('changes') }} group by day
 """
 TOTALS = """
-{{ config(materialized='table', file_format='iceberg') }}
+{{ config(materialized='table', file_format='iceberg', skip_unchanged=true) }}
 select count(*) as orders, sum(ts) as ts_sum from {{ ref('orders') }}
 """
 TOTALS_HUDI = """
-{{ config(materialized='table') }}
+{{ config(materialized='table', skip_unchanged=true) }}
 select orders, ts_sum from {{ ref('totals') }}
 """
 # Change reads across formats: a Hudi model and an Iceberg one read the
@@ -94,7 +94,8 @@ COW_STATE = """
 select id, name, ts from {{ lake_changes(ref('orders_cow')) }} as c
 """
 COW_SUMS = """
-{{ config(materialized='incremental', file_format='iceberg', unique_key='first_day') }}
+{{ config(materialized='incremental', file_format='iceberg', unique_key='first_day',
+          skip_unchanged=true) }}
 with deltas as (
   select first_day, sum(_sign) as n, sum(_sign * ts) as ts_sum
   from {{ lake_signed_changes(ref('orders_cow'), ['first_day', 'ts']) }} as d group by first_day
@@ -114,7 +115,7 @@ select id, name, ts from {{ lake_changes(ref('changes')) }} as c where op <> 'D'
 # and the publish leaves (a snapshot outside the table's ancestry).
 STAGE_ONLY = """
 {% macro stage_only(table, wap_id, row) %}
-  {% do run_query('set spark.wap.id = ' ~ wap_id) %}
+  {% do run_query('set `spark.wap.id` = `' ~ wap_id ~ '`') %}
   {% do run_query('insert into ' ~ table ~ ' values ' ~ row) %}
   {% do run_query('reset spark.wap.id') %}
 {% endmacro %}
@@ -224,10 +225,19 @@ def test_append_keeps_every_row_and_insert_overwrite_replaces_the_batch_days(lak
 
 
 def test_an_empty_batch_writes_no_snapshot(lake):
-    before = {t: snapshots(lake, t) for t in ("orders", "orders_cow", "change_log", "daily")}
+    tables = ("orders", "orders_cow", "change_log", "daily", "totals", "cow_sums")
+    before = {t: snapshots(lake, t) for t in tables}
+    hudi_before = lake.rows("call show_commits(table => 'warm.totals_hudi', limit => 10)")
     output = run(lake, 3)
     assert "no new rows, no snapshot written" in output
     assert {t: snapshots(lake, t) for t in before} == before
+    # skip_unchanged: orders has no new snapshot, so neither table model is
+    # rebuilt (the Hudi one compares its Iceberg upstream's current
+    # snapshot); cow_sums read an empty range, and is not run.
+    assert "totals: nothing it selects from has a new commit; not rebuilt" in output
+    assert "totals_hudi: nothing it selects from has a new commit; not rebuilt" in output
+    assert "cow_sums: nothing new to read; not run" in output
+    assert lake.rows("call show_commits(table => 'warm.totals_hudi', limit => 10)") == hudi_before
 
 
 def cow_sums(lake: WarmLake) -> list[tuple]:
@@ -259,14 +269,14 @@ def test_change_reads_of_an_iceberg_table_exactly_once_across_a_killed_write(lak
         "select summary['wap.id'] from iceberg.warm.cow_sums.snapshots"
         " where summary['wap.id'] is not null order by committed_at desc"
     )[0]
-    assert json.loads(summary.split(":", 1)[1])["consumed"] == {
-        "hoodie.lakehouse.consumed.iceberg.warm.orders_cow": str(upstream_now)
-    }
+    recorded = json.loads(summary.split(":", 1)[1])["recorded"]
+    assert recorded["hoodie.lakehouse.consumed.iceberg.warm.orders_cow"] == str(upstream_now)
+    assert "hoodie.lakehouse.built_from" in recorded  # (skip_unchanged)
     # A run killed between its staged write and the publish: a snapshot that
     # claims to have read orders_cow through its current snapshot, never published.
     ancestry_before = lake.rows("select snapshot_id from iceberg.warm.cow_sums.history")
     claim = json.dumps(
-        {"consumed": {"hoodie.lakehouse.consumed.iceberg.warm.orders_cow": "0"}, "run": "killed"}
+        {"recorded": {"hoodie.lakehouse.consumed.iceberg.warm.orders_cow": "0"}, "run": "killed"}
     ).replace(" ", "")
     args = {"table": "iceberg.warm.cow_sums", "wap_id": "lakehouse:" + claim}
     code, output = lake.dbt(

@@ -17,7 +17,6 @@ from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse import table_formats
 from dbt.adapters.lakehouse.change_reads import iceberg_ranges, ranges
-from dbt.adapters.lakehouse.change_reads.iceberg_ranges import Ancestry
 from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead, Timeline
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
 from dbt.adapters.lakehouse.relation_configs.base import LiveTable
@@ -107,7 +106,7 @@ class ChangeReadPlanner:
         upstream_name = _qualified(upstream)
         this_name = _qualified(this) if this is not None else None
         if _is_iceberg(upstream):
-            ancestry = self._ancestry(upstream_name)
+            ancestry = self._metadata.iceberg_ancestry(upstream_name)
             consumed = (
                 self._consumed_position(this, upstream_name, ancestry.later)
                 if incremental and this is not None
@@ -225,15 +224,6 @@ class ChangeReadPlanner:
             commits, self._metadata.cleaned_before(table) if for_cdc else None
         )
 
-    def _ancestry(self, table: str) -> Ancestry:
-        """An Iceberg table's current snapshot and its ancestors."""
-        rows = self._metadata.ask("iceberg_ancestry", table=table)
-        # The current snapshot: the ancestor that no other ancestor names as parent.
-        ancestors = [row for row in rows if row[6]]
-        parents = {str(row[1]) for row in ancestors if row[1] is not None}
-        current = next((str(row[0]) for row in ancestors if str(row[0]) not in parents), None)
-        return Ancestry.from_rows(rows, current)
-
     def _open_changelog(self, read: ChangeRead, suffix: str) -> ChangeRead:
         """Create the session's temporary view of Iceberg's changelog of the
         range (create_changelog_view): net changes for latest_state, each
@@ -262,7 +252,7 @@ class ChangeReadPlanner:
         table = _qualified(this)
         key = ranges.position_key(upstream)
         if _is_iceberg(this):
-            committed = self._ancestry(table).recorded(key)
+            committed = self._metadata.iceberg_ancestry(table).recorded(key)
         else:
             committed = self._metadata.recorded(table, key)
         skipped = self._metadata.table_properties(table).get(ranges.skipped_position_key(upstream))

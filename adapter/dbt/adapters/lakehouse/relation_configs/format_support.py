@@ -104,8 +104,7 @@ CONFIGS: tuple[Support, ...] = (
     Support(
         "skip_unchanged",
         hudi="no write when nothing it reads has a new commit",
-        iceberg=None,
-        instead={"iceberg": "Not built for Iceberg yet: remove it."},
+        iceberg="no write when nothing it reads has a new commit or snapshot",
     ),
     Support(
         "location_root",

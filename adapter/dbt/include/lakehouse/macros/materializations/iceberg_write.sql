@@ -38,7 +38,7 @@
         per key, no deletes) in one commit; a table already there keeps its
         history (its earlier snapshots) and its readers never miss it. -#}
     {%- set properties = lake.table_properties() -%}
-    {%- do properties.update(adapter.skipped_write_positions(model)) -%}
+    {%- do properties.update(adapter.iceberg_table_records(model)) -%}
     {%- call statement('main') -%}
       create or replace table {{ target_relation }}
       using iceberg
@@ -111,11 +111,12 @@
 
 
 {#- Writes of this session to a table with write.wap.enabled are staged
-    under `wap_id` (none: written as usual). -#}
+    under `wap_id` (none: written as usual). Quoted: it may hold a `;`
+    (what a model was built from); it holds no backquote. -#}
 {% macro lakehouse_iceberg_wap_id(wap_id) -%}
   {%- call statement('wap_id', auto_begin=False) -%}
     {%- if wap_id %}
-    set spark.wap.id = {{ wap_id }}
+    set `spark.wap.id` = `{{ wap_id }}`
     {%- else %}
     reset spark.wap.id
     {%- endif %}

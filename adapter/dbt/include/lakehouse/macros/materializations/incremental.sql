@@ -1,14 +1,10 @@
 {% materialization incremental, adapter='lakehouse', supported_languages=['sql'] -%}
   {%- do lakehouse_check_table_format() -%}
-  {%- if lakehouse_file_format() == 'iceberg' -%}
-    {{ run_hooks(pre_hooks) }}
-    {%- set target_relation = lakehouse_write_iceberg_model(rebuild=should_full_refresh()) -%}
-    {% do persist_docs(target_relation, model) %}
-    {{ run_hooks(post_hooks) }}
-    {{ return({'relations': [target_relation]}) }}
-  {%- endif -%}
+  {%- set fmt = lakehouse_file_format() -%}
   {{ run_hooks(pre_hooks) }}
-  {%- do lakehouse_note_write_start(load_relation(this)) -%}
+  {%- if fmt == 'hudi' -%}
+    {%- do lakehouse_note_write_start(load_relation(this)) -%}
+  {%- endif -%}
   {#- With skip_unchanged: nothing new in any range it reads by commit, and no
       new commit on its other upstreams, or the model's SQL said it has
       nothing new to read (lake_nothing_to_read): no Spark work, no commit. -#}
@@ -16,7 +12,11 @@
         and adapter.nothing_new_to_read(model, load_relation(this), lakehouse_upstream_relations()) -%}
     {%- set target_relation = lakehouse_skip_write("nothing new to read; not run") -%}
   {%- else -%}
-    {%- set target_relation = lakehouse_write_hudi_model(rebuild=should_full_refresh()) -%}
+    {%- if fmt == 'iceberg' -%}
+      {%- set target_relation = lakehouse_write_iceberg_model(rebuild=should_full_refresh()) -%}
+    {%- else -%}
+      {%- set target_relation = lakehouse_write_hudi_model(rebuild=should_full_refresh()) -%}
+    {%- endif -%}
     {% do persist_docs(target_relation, model) %}
   {%- endif -%}
   {{ run_hooks(post_hooks) }}

@@ -4,23 +4,23 @@
     `skip_unchanged: true` it is rebuilt only when something it selects from
     has a new commit (see the adapter's unchanged_builds.py). -#}
 {% materialization table, adapter='lakehouse', supported_languages=['sql', 'python'] -%}
-  {%- if lakehouse_file_format() == 'iceberg' and model.language == 'sql' -%}
-    {{ run_hooks(pre_hooks) }}
-    {%- set target_relation = lakehouse_write_iceberg_model(rebuild=true) -%}
-    {% do persist_docs(target_relation, model) %}
-    {{ run_hooks(post_hooks) }}
-    {{ return({'relations': [target_relation]}) }}
-  {%- endif -%}
-  {%- if lakehouse_file_format() != 'hudi' or model.language != 'sql' -%}
+  {%- set fmt = lakehouse_file_format() -%}
+  {%- if fmt not in ('hudi', 'iceberg') or model.language != 'sql' -%}
     {{ return(materialization_table_spark()) }}
   {%- endif -%}
   {{ run_hooks(pre_hooks) }}
-  {%- do lakehouse_note_write_start(load_relation(this)) -%}
+  {%- if fmt == 'hudi' -%}
+    {%- do lakehouse_note_write_start(load_relation(this)) -%}
+  {%- endif -%}
   {%- if config.get('skip_unchanged') and not should_full_refresh()
         and adapter.unchanged_since_last_build(model, load_relation(this), lakehouse_upstream_relations()) -%}
     {%- set target_relation = lakehouse_skip_write("nothing it selects from has a new commit; not rebuilt") -%}
   {%- else -%}
-    {%- set target_relation = lakehouse_write_hudi_model(rebuild=true) -%}
+    {%- if fmt == 'iceberg' -%}
+      {%- set target_relation = lakehouse_write_iceberg_model(rebuild=true) -%}
+    {%- else -%}
+      {%- set target_relation = lakehouse_write_hudi_model(rebuild=true) -%}
+    {%- endif -%}
     {% do persist_docs(target_relation, model) %}
   {%- endif -%}
   {{ run_hooks(post_hooks) }}

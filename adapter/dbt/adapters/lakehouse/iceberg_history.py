@@ -1,0 +1,126 @@
+"""What an Iceberg table's snapshots say: the current snapshot's ancestry, and
+what the adapter's writes recorded in them.
+
+Where an Iceberg model records what it consumed (change reads) and what it
+was built from (skip_unchanged): in the snapshot its write commits,
+atomically with the rows. Spark SQL gives a MERGE no write options, so the
+write is staged under Iceberg's write-audit-publish id (`spark.wap.id`, which
+lands in the snapshot's summary) and then published; a run killed between the
+two leaves a staged snapshot that is no ancestor of the current one, which
+nobody reads, and the next run does the same work again. A table built whole
+(CREATE OR REPLACE ... AS SELECT) records the same as table properties of
+that commit (it starts a new ancestry), and a run that writes nothing as
+table properties.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# Iceberg's operation of a snapshot that rewrote files without changing rows.
+REWRITE = "replace"
+# What starts the write-audit-publish id of a write that records positions.
+WAP_PREFIX = "lakehouse:"
+# The snapshot summary keys that hold it: staged, and cherry-picked onto a
+# moved table (a fast-forward keeps the staged snapshot, and its summary).
+WAP_SUMMARY_KEYS = ("wap.id", "published-wap-id")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    snapshot_id: str
+    parent_id: str | None
+    operation: str
+    delete_files: int  # live delete files in the table as of this snapshot
+    wap_id: str | None  # the write-audit-publish id it was written under
+
+
+@dataclass(frozen=True)
+class Ancestry:
+    """The current snapshot's ancestors, oldest first."""
+
+    snapshots: tuple[Snapshot, ...] = ()
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Any], current: str | None = None) -> Ancestry:
+        """From rows of (snapshot_id, parent_id, operation, total-delete-files,
+        wap.id, published-wap-id, is_current_ancestor) of every snapshot
+        (lakehouse__iceberg_ancestry). The current snapshot: `current`, else
+        the ancestor that no other ancestor names as parent."""
+        rows = list(rows)
+        if current is None:
+            ancestors = [row for row in rows if len(row) > 6 and row[6]]
+            parents = {str(row[1]) for row in ancestors if row[1] is not None}
+            current = next((str(r[0]) for r in ancestors if str(r[0]) not in parents), None)
+        by_id: dict[str, Snapshot] = {}
+        for row in rows:
+            wap = next((str(v) for v in row[4:6] if v), None)
+            snapshot = Snapshot(
+                snapshot_id=str(row[0]),
+                parent_id=None if row[1] is None else str(row[1]),
+                operation=str(row[2]),
+                delete_files=int(row[3] or 0),
+                wap_id=wap,
+            )
+            by_id[snapshot.snapshot_id] = snapshot
+        chain: list[Snapshot] = []
+        at = current
+        while at is not None and at in by_id:
+            chain.append(by_id[at])
+            at = by_id[at].parent_id
+        return cls(tuple(reversed(chain)))
+
+    @property
+    def ids(self) -> list[str]:
+        return [s.snapshot_id for s in self.snapshots]
+
+    @property
+    def current(self) -> str | None:
+        return self.snapshots[-1].snapshot_id if self.snapshots else None
+
+    def after(self, begin: str) -> list[Snapshot]:
+        """The snapshots after `begin` (an ancestor), through the current one."""
+        return list(self.snapshots[self.ids.index(begin) + 1 :])
+
+    def later(self, *positions: str | None) -> str | None:
+        """The latest of `positions` in this ancestry; one that is not in it
+        (expired, rolled back, rebuilt) only when none is."""
+        known = [p for p in positions if p]
+        ids = self.ids
+        ancestors = [p for p in known if p in ids]
+        if ancestors:
+            return max(ancestors, key=ids.index)
+        return known[0] if known else None
+
+    def recorded(self, key: str) -> str | None:
+        """The value of `key` in what the latest ancestor that recorded
+        anything (a write of the adapter's) recorded."""
+        for snapshot in reversed(self.snapshots):
+            recorded = parse_wap_id(snapshot.wap_id)
+            if recorded is not None:
+                return recorded.get(key)
+        return None
+
+
+def wap_id(run: str, recorded: Mapping[str, str]) -> str:
+    """The write-audit-publish id of a write that records `recorded` (the
+    positions it consumed, what it was built from): unique per run, as
+    Iceberg publishes a staged snapshot by it."""
+    text = json.dumps(
+        {"run": run, "recorded": dict(recorded)}, sort_keys=True, separators=(",", ":")
+    )
+    # Spark's SET takes it between backquotes: a backquote is spelled as JSON's escape.
+    return WAP_PREFIX + text.replace("`", "\\u0060")
+
+
+def parse_wap_id(value: str | None) -> dict[str, str] | None:
+    if not value or not value.startswith(WAP_PREFIX):
+        return None
+    try:
+        recorded = json.loads(value[len(WAP_PREFIX) :]).get("recorded")
+    except (ValueError, AttributeError):
+        return None
+    return {str(k): str(v) for k, v in recorded.items()} if isinstance(recorded, dict) else None
