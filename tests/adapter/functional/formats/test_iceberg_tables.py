@@ -53,7 +53,7 @@ def values_sql(rows: list[tuple]) -> str:
 
 
 CHANGES = (
-    "{{ config(materialized='table') }}\n{% set batches = "
+    "{{ config(materialized='table', event_time='day') }}\n{% set batches = "
     + json.dumps({str(b): values_sql(rows) for b, rows in BATCHES.items()})
     + " %}\n{{ batches[var('batch') | string] }}\n"
 )
@@ -110,6 +110,14 @@ select * from deltas
 FROM_HUDI = """
 {{ config(materialized='incremental', file_format='iceberg', unique_key='id', precombine_key='ts') }}
 select id, name, ts from {{ lake_changes(ref('changes')) }} as c where op <> 'D'
+"""
+# dbt's microbatch, one day a batch: written by its own test (a plain run
+# would run every day since `begin`).
+MICROBATCH = """
+{{ config(materialized='incremental', file_format='iceberg', incremental_strategy='microbatch',
+          unique_key='id', precombine_key='ts', event_time='day', batch_size='day', lookback=0,
+          begin=modules.datetime.datetime(2026, 1, 1)) }}
+select id, name, ts, day from {{ ref('changes') }} where op <> 'D'
 """
 # A write staged and never published: what a run killed between its write
 # and the publish leaves (a snapshot outside the table's ancestry).
@@ -314,6 +322,41 @@ def test_change_reads_of_an_iceberg_table_exactly_once_across_a_killed_write(lak
     output = run(lake, 4, "-s", "cow_state", "cow_sums")
     assert "no new rows" in output
     assert cow_sums(lake)[0] == (_date("2026-01-01"), 2, 6)
+
+
+def test_microbatch_replaces_each_window_in_one_snapshot(lake):
+    model = lake.project / "models" / "days.sql"
+    model.write_text(MICROBATCH)
+    window = ("-s", "days", "--event-time-start")
+    days = "select id, name, ts, day from iceberg.warm.days order by id"
+    try:
+        # `changes` holds batch 4: 2 on the 1st, 5 on the 2nd.
+        run(lake, 4, *window, "2026-01-01", "--event-time-end", "2026-01-04")
+        assert lake.rows(days) == [
+            (2, "b4", 4, _date("2026-01-01")),
+            (5, "e", 1, _date("2026-01-02")),
+        ]
+        run(lake, 2, "-s", "changes")
+        written = len(snapshots(lake, "days"))
+        # The 1st again, from batch 2: its rows replace the window's, even 2's
+        # older ts; the 2nd keeps 5 (outside the window).
+        run(lake, 2, *window, "2026-01-01", "--event-time-end", "2026-01-02")
+        assert lake.rows(days) == [
+            (1, "a2", 2, _date("2026-01-01")),
+            (2, "stale", 0, _date("2026-01-01")),
+            (5, "e", 1, _date("2026-01-02")),
+        ]
+        # The 2nd (nothing left in its source: 5 goes) and the 3rd (4's larger ts).
+        run(lake, 2, *window, "2026-01-02", "--event-time-end", "2026-01-04")
+        assert lake.rows(days) == [
+            (1, "a2", 2, _date("2026-01-01")),
+            (2, "stale", 0, _date("2026-01-01")),
+            (4, "d3", 3, _date("2026-01-03")),
+        ]
+        # One MERGE a window: three windows, three snapshots.
+        assert snapshots(lake, "days")[written:] == ["overwrite"] * 3
+    finally:
+        model.unlink()
 
 
 def test_a_changed_bucket_count_asks_for_a_full_refresh_which_keeps_the_history(lake):

@@ -138,10 +138,9 @@ STRATEGIES: dict[str, dict[str, str]] = {
         "upsert": "`MERGE INTO` on the unique_key",
         "merge": "`MERGE INTO` on the unique_key (without one: `append`)",
         "insert_overwrite": "`INSERT OVERWRITE` of the partitions the batch writes",
+        "microbatch": "one `MERGE INTO` per batch that replaces its event_time window "
+        "(`WHEN NOT MATCHED BY SOURCE` deletes the window's other rows): one snapshot",
     },
-}
-STRATEGY_INSTEAD = {
-    "iceberg": "microbatch is not built for Iceberg yet: use merge with incremental_predicates."
 }
 
 
@@ -169,8 +168,7 @@ def check_strategy(model: str, fmt: str, strategy: str) -> None:
             model,
             "incremental_strategy",
             strategy,
-            f"On file_format '{fmt}' use one of: {', '.join(allowed)}. "
-            f"{STRATEGY_INSTEAD.get(fmt, '')}".strip(),
+            f"On file_format '{fmt}' use one of: {', '.join(allowed)}.",
         )
 
 
@@ -183,7 +181,4 @@ def markdown_table() -> str:
     for fmt, strategies in STRATEGIES.items():
         for name, how in strategies.items():
             lines.append(f"| `incremental_strategy: {name}` | yes | {how} |")
-        lines.append(
-            f"| `incremental_strategy: microbatch` | yes | refused. {STRATEGY_INSTEAD[fmt]} |"
-        )
     return "\n".join(lines)

@@ -59,7 +59,9 @@
     {%- do lakehouse_update_table_properties(target_relation, lake.changes(table_props, partition_fields)) -%}
     {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
     {%- do process_schema_changes(on_schema_change, temp_relation, existing_relation) -%}
-    {%- if lakehouse_is_empty(temp_relation) -%}
+    {#- (An empty microbatch still empties its window, when it holds rows.) -#}
+    {%- if lakehouse_is_empty(temp_relation) and not (strategy == 'microbatch'
+          and lakehouse_has_rows(target_relation, lakehouse_microbatch_window())) -%}
       {{ log("Model " ~ model.name ~ ": no new rows, no snapshot written.", info=true) }}
       {%- do lakehouse_update_table_properties(target_relation, adapter.skipped_write_positions(model)) -%}
       {%- call statement('main') -%}
@@ -107,6 +109,11 @@
   {%- do lakehouse_drop_scratch_table(temp_relation) -%}
   {%- do lakehouse_drop_change_reads() -%}
   {{ return(target_relation) }}
+{%- endmacro %}
+
+
+{% macro lakehouse_has_rows(relation, where) -%}
+  {{ return(run_query('select 1 from ' ~ relation ~ ' where ' ~ where ~ ' limit 1').rows | length > 0) }}
 {%- endmacro %}
 
 
@@ -174,6 +181,24 @@
   insert {{ 'overwrite' if strategy == 'insert_overwrite' else 'into' }} {{ target }} ({{ cols | join(', ') }})
   select {{ values | join(', ') }}
   from {{ batch }} as {{ lakehouse_src() }}
+  {%- elif strategy == 'microbatch' %}
+  {#- The batch replaces its event_time window in one snapshot: a row of the
+      batch updates its key wherever it is stored (keys stay unique) or is
+      inserted; a stored row of the window the batch does not have is deleted
+      (a delete_condition row too: it is left out of the batch). Every batch
+      row lands, whatever its precombine_key (as on Hudi). -#}
+  merge into {{ target }} as {{ lakehouse_dest() }}
+  using {{ lakehouse_iceberg_batch(arg_dict['temp_relation'], arg_dict['source_columns'], lake, with_deletes=false) }} as {{ lakehouse_src() }}
+  on {{ lakehouse_key_match(lake.record_key) if lake.record_key else 'false' }}
+  {%- if lake.record_key %}
+  when matched then update set
+    {%- for col in arg_dict['dest_columns'] %}
+    {{ col.quoted }} = {{ value_of[col.name] }}{{ "," if not loop.last }}
+    {%- endfor %}
+  {%- endif %}
+  when not matched then insert ({{ cols | join(', ') }})
+  values ({{ values | join(', ') }})
+  when not matched by source and {{ lakehouse_microbatch_window() }} then delete
   {%- else -%}
     {%- set kept = lakehouse_kept_columns(arg_dict) -%}
     {%- set predicates = (arg_dict.get('incremental_predicates') or []) | list -%}
