@@ -62,9 +62,9 @@ def test_every_config_of_the_table_is_one_the_readme_documents():
     assert {s.key for s in format_support.CONFIGS} <= known
 
 
-def test_strategies_iceberg_does_not_run_are_refused_with_the_alternative():
-    with pytest.raises(LakeConfigError, match="microbatch is not built for Iceberg"):
-        iceberg(unique_key="id").resolve_strategy("microbatch")
+def test_iceberg_runs_every_strategy_with_hudis_key_rules():
+    assert iceberg().resolve_strategy("microbatch") == "microbatch"
+    assert iceberg(unique_key="id").resolve_strategy("microbatch") == "microbatch"
     assert iceberg().resolve_strategy("merge") == "append"  # dbt-spark's merge without a key
     assert iceberg(unique_key="id").resolve_strategy("merge") == "merge"
     with pytest.raises(LakeConfigError, match="needs a unique_key"):

@@ -178,7 +178,7 @@ def markdown_table() -> str:
     for s in CONFIGS:
         iceberg = s.iceberg if s.iceberg is not None else f"refused. {s.instead['iceberg']}"
         lines.append(f"| `{s.key}` | {s.hudi} | {iceberg} |")
-    for fmt, strategies in STRATEGIES.items():
+    for strategies in STRATEGIES.values():
         for name, how in strategies.items():
             lines.append(f"| `incremental_strategy: {name}` | yes | {how} |")
     return "\n".join(lines)
