@@ -359,6 +359,61 @@ def test_microbatch_replaces_each_window_in_one_snapshot(lake):
         model.unlink()
 
 
+SEED_V1 = "id,region,rate\n1,eu,1.5\n2,us,2.0\n3,eu,0.5\n"
+SEED_V2 = "id,region,rate\n1,eu,1.5\n2,us,2.5\n4,apac,3.0\n"
+SEED_CONFIG = """
+seeds:
+  - name: rates
+    config:
+      file_format: iceberg
+      partition_by: [region]
+      column_types: {id: int, rate: double}
+"""
+SNAPSHOT = """
+{% snapshot rates_history %}
+{{ config(file_format='iceberg', target_schema='warm', unique_key='id', strategy='check',
+          check_cols=['rate'], hard_deletes='invalidate') }}
+select id, region, rate from {{ ref('rates') }}
+{% endsnapshot %}
+"""
+
+
+def test_seeds_and_snapshots_as_iceberg_tables(lake):
+    seeds, snaps = lake.project / "seeds", lake.project / "snapshots"
+    seeds.mkdir(exist_ok=True)
+    snaps.mkdir(exist_ok=True)
+    (seeds / "_seeds.yml").write_text(SEED_CONFIG)
+    (seeds / "rates.csv").write_text(SEED_V1)
+    (snaps / "rates_history.sql").write_text(SNAPSHOT)
+    rates = "select id, region, rate from iceberg.warm.rates order by id"
+    history = (
+        "select id, rate, dbt_valid_to is null from iceberg.warm.rates_history order by id, rate"
+    )
+    for command in (["seed"], ["snapshot"]):
+        code, output = lake.dbt(*command)
+        assert code == 0, output
+    assert lake.rows(rates) == [(1, "eu", 1.5), (2, "us", 2.0), (3, "eu", 0.5)]
+    files = "select distinct partition.region from iceberg.warm.rates.files"
+    assert sorted(row[0] for row in lake.rows(files)) == ["eu", "us"]
+    (seeds / "rates.csv").write_text(SEED_V2)
+    for command in (["seed"], ["snapshot"]):
+        code, output = lake.dbt(*command)
+        assert code == 0, output
+    assert lake.rows(rates) == [(1, "eu", 1.5), (2, "us", 2.5), (4, "apac", 3.0)]
+    # 2's old rate closed, its new one open; 3 gone from the source: closed;
+    # 4 new. Every version kept, one MERGE a run.
+    assert lake.rows(history) == [
+        (1, 1.5, True),
+        (2, 2.0, False),
+        (2, 2.5, True),
+        (3, 0.5, False),
+        (4, 3.0, True),
+    ]
+    assert snapshots(lake, "rates_history")[1:] == ["overwrite"]
+    code, output = lake.dbt("snapshot")
+    assert code == 0 and "no changes, no commit written" in output, output
+
+
 def test_a_changed_bucket_count_asks_for_a_full_refresh_which_keeps_the_history(lake):
     output = run(lake, 3, "-s", "orders", expect_ok=False, buckets=8)
     assert "Model 'orders'" in output and "--full-refresh" in output

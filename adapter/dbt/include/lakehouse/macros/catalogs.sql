@@ -24,13 +24,3 @@
   {% endcall %}
   {{ return(load_result('list_schemas').table) }}
 {%- endmacro %}
-
-
-{#- What is not built on Iceberg yet is refused by name, never half done. -#}
-{% macro lakehouse_refuse_iceberg(what) -%}
-  {%- if lakehouse_file_format() == 'iceberg' -%}
-    {{ exceptions.raise_compiler_error(
-        "'" ~ model.name ~ "': " ~ what ~ " are not built as Iceberg tables yet: remove file_format "
-        ~ "(a Hudi table) or set file_format: parquet.") }}
-  {%- endif -%}
-{%- endmacro %}

@@ -41,15 +41,7 @@
     {%- do properties.update(adapter.iceberg_table_records(model)) -%}
     {%- call statement('main') -%}
       create or replace table {{ target_relation }}
-      using iceberg
-      {%- if lake.partition_fields() %}
-      partitioned by ({{ lake.partition_fields() | join(', ') }})
-      {%- endif %}
-      tblproperties (
-        {%- for key, value in properties.items() %}
-        {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
-        {%- endfor %}
-      )
+      {{ lakehouse_iceberg_table_spec(lake, properties) }}
       as select {{ columns | map(attribute='quoted') | join(', ') }}
       from {{ lakehouse_iceberg_batch(temp_relation, columns, lake, with_deletes=false) }}
     {%- endcall -%}
@@ -109,6 +101,33 @@
   {%- do lakehouse_drop_scratch_table(temp_relation) -%}
   {%- do lakehouse_drop_change_reads() -%}
   {{ return(target_relation) }}
+{%- endmacro %}
+
+
+{#- What follows CREATE TABLE's name and columns for an Iceberg table of the
+    model's configs: format, partition fields, table properties. -#}
+{% macro lakehouse_iceberg_table_spec(lake, properties) -%}
+      using iceberg
+      {%- if lake.partition_fields() %}
+      partitioned by ({{ lake.partition_fields() | join(', ') }})
+      {%- endif %}
+      tblproperties (
+        {%- for key, value in properties.items() %}
+        {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
+        {%- endfor %}
+      )
+{%- endmacro %}
+
+
+{#- An empty Iceberg table of `columns` (each with name and data_type), for
+    a seed or a snapshot. -#}
+{% macro lakehouse_create_iceberg_table(relation, columns, lake) -%}
+  create table {{ relation }} (
+    {%- for column in columns %}
+    {{ adapter.quote(column['name']) }} {{ column['data_type'] }}{{ "," if not loop.last }}
+    {%- endfor %}
+  )
+  {{ lakehouse_iceberg_table_spec(lake, lake.table_properties()) }}
 {%- endmacro %}
 
 

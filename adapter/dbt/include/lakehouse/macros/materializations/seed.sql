@@ -12,16 +12,22 @@
     wrote an empty cell of a string column as the text 'None'; it is NULL here. -#}
 
 {#- A Hudi seed is created like any Hudi table: its type, keys, partitioning
-    and hoodie.* settings come from the typed config. Other formats: dbt-spark. -#}
+    and hoodie.* settings come from the typed config; an Iceberg seed like an
+    Iceberg model's table (its rows are inserted as the CSV has them). Other
+    formats: dbt-spark. -#}
 {% macro lakehouse__create_csv_table(model, agate_table) -%}
-  {%- do lakehouse_refuse_iceberg('seeds') -%}
-  {%- if lakehouse_file_format() != 'hudi' -%}
+  {%- set fmt = lakehouse_file_format() -%}
+  {%- if fmt not in ('hudi', 'iceberg') -%}
     {{ return(spark__create_csv_table(model, agate_table)) }}
   {%- endif -%}
-  {%- set lake = adapter.hudi_config(model) -%}
+  {%- set lake = adapter.hudi_config(model) if fmt == 'hudi' else adapter.iceberg_config(model) -%}
   {%- set columns = lakehouse_seed_columns(model, agate_table) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
-  {%- set sql = lakehouse_create_hudi_table(this, columns, lake) -%}
+  {%- if fmt == 'iceberg' -%}
+    {%- set sql = lakehouse_create_iceberg_table(this, columns, lake) -%}
+  {%- else -%}
+    {%- set sql = lakehouse_create_hudi_table(this, columns, lake) -%}
+  {%- endif -%}
   {%- call statement('_') -%}
     {{ sql }}
   {%- endcall -%}

@@ -1,4 +1,5 @@
-{#- Snapshots on Hudi (the default format); other formats keep dbt-spark's.
+{#- Snapshots on Hudi (the default format) and Iceberg; other formats keep
+    dbt-spark's.
 
     Every version of a source row is its own Hudi record, keyed by the
     version's scd id. dbt-spark made the snapshot's unique_key the record key
@@ -8,17 +9,18 @@
     dbt-core's strategies and staging query are reused as they are. What a run
     writes is staged in scratch parquet tables (like every other write here),
     so the write never reads the snapshot through a query that the write
-    itself changes. -#}
+    itself changes. On Iceberg the same batch is one MERGE on the scd id. -#}
 
 {% materialization snapshot, adapter='lakehouse' %}
-  {%- do lakehouse_refuse_iceberg('snapshots') -%}
-  {%- if lakehouse_file_format() != 'hudi' -%}
+  {%- set fmt = lakehouse_file_format() -%}
+  {%- if fmt not in ('hudi', 'iceberg') -%}
     {{ return(materialization_snapshot_spark()) }}
   {%- endif -%}
+  {%- set iceberg = fmt == 'iceberg' -%}
   {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
-  {%- set lake = lakehouse_snapshot_hudi_config(columns.dbt_scd_id) -%}
+  {%- set lake = lakehouse_snapshot_hudi_config(columns.dbt_scd_id, fmt) -%}
   {%- set exists, target_relation = get_or_create_relation(
-      database=none, schema=model.schema, identifier=model.alias, type='table') -%}
+      database=adapter.table_format_catalog(fmt), schema=model.schema, identifier=model.alias, type='table') -%}
   {%- if not target_relation.is_table -%}
     {%- do exceptions.relation_wrong_type(target_relation, 'table') -%}
   {%- endif -%}
@@ -36,12 +38,18 @@
     {%- set staged = adapter.get_columns_in_relation(batch) -%}
     {%- do lake.check_columns(staged | map(attribute='name') | list) -%}
     {%- call statement('create_table') -%}
-      {{ lakehouse_create_hudi_table(target_relation, staged, lake) }}
+      {%- if iceberg -%}
+        {{ lakehouse_create_iceberg_table(target_relation, staged, lake) }}
+      {%- else -%}
+        {{ lakehouse_create_hudi_table(target_relation, staged, lake) }}
+      {%- endif -%}
     {%- endcall -%}
     {%- set write_sql = lakehouse_snapshot_insert_sql(target_relation, batch) -%}
   {%- else -%}
     {%- do adapter.assert_valid_snapshot_target_given_strategy(target_relation, columns, strategy) -%}
-    {%- do lakehouse_snapshot_check_table(target_relation, lake) -%}
+    {%- if not iceberg -%}
+      {%- do lakehouse_snapshot_check_table(target_relation, lake) -%}
+    {%- endif -%}
     {%- set staging = adapter.scratch_relation(target_relation, 'staging') -%}
     {%- do lakehouse_create_scratch_table(staging, snapshot_staging_table(strategy, source_sql, target_relation)) -%}
     {%- set missing = adapter.get_missing_columns(staging, target_relation)
@@ -63,11 +71,17 @@
   {%- else -%}
     {#- Upsert by scd id: a closed version replaces its stored record, a new
         version is a new record. -#}
-    {%- do adapter.apply_write_settings(lake, 'upsert') -%}
-    {%- call statement('main') -%}
-      {{ write_sql }}
-    {%- endcall -%}
-    {%- do adapter.clear_write_settings() -%}
+    {%- if iceberg -%}
+      {%- call statement('main') -%}
+        {{ lakehouse_snapshot_merge_sql(target_relation, batch, columns.dbt_scd_id) }}
+      {%- endcall -%}
+    {%- else -%}
+      {%- do adapter.apply_write_settings(lake, 'upsert') -%}
+      {%- call statement('main') -%}
+        {{ write_sql }}
+      {%- endcall -%}
+      {%- do adapter.clear_write_settings() -%}
+    {%- endif -%}
   {%- endif -%}
   {%- do lakehouse_drop_scratch_table(batch) -%}
 
@@ -84,7 +98,7 @@
     tracks, but adapter.hudi_config reads the record key from `unique_key`, so
     it is given a copy of the config with the scd id column there instead
     (relation_configs stays the one parser of lake settings). -#}
-{% macro lakehouse_snapshot_hudi_config(scd_id) -%}
+{% macro lakehouse_snapshot_hudi_config(scd_id, fmt='hudi') -%}
   {%- set not_for_snapshots = {
       'precombine_key': 'a version is written once and only its end date changes after',
       'partition_by': 'the row that closes a version carries the source row\'s current values, so a changed partition value would send the closing write to another partition',
@@ -92,11 +106,12 @@
   } -%}
   {%- for key, why in not_for_snapshots.items() if config.get(key) is not none -%}
     {{ exceptions.raise_compiler_error(
-        "Snapshot '" ~ model.name ~ "': `" ~ key ~ "` is not supported on a Hudi snapshot (" ~ why ~ ").") }}
+        "Snapshot '" ~ model.name ~ "': `" ~ key ~ "` is not supported on a lake snapshot (" ~ why ~ ").") }}
   {%- endfor -%}
   {%- set snapshot_config = model.config.copy() -%}
   {%- do snapshot_config.update({'unique_key': scd_id}) -%}
-  {{ return(adapter.hudi_config({'name': model.name, 'config': snapshot_config})) }}
+  {%- set node = {'name': model.name, 'config': snapshot_config} -%}
+  {{ return(adapter.iceberg_config(node) if fmt == 'iceberg' else adapter.hudi_config(node)) }}
 {%- endmacro %}
 
 
@@ -224,4 +239,15 @@
     fixtures, never Hudi tables.) -#}
 {% macro lakehouse__get_columns_in_query(select_sql) -%}
   {{ return(default__get_columns_in_query(select_sql) | reject('in', lakehouse_hudi_meta_columns()) | list) }}
+{%- endmacro %}
+
+
+{#- An Iceberg snapshot's write: the batch's versions by scd id, a closed
+    version replacing its stored row, a new one inserted. -#}
+{% macro lakehouse_snapshot_merge_sql(target, batch, scd_id) -%}
+  merge into {{ target }} as dest
+  using {{ batch }} as src
+  on dest.{{ scd_id }} = src.{{ scd_id }}
+  when matched then update set *
+  when not matched then insert *
 {%- endmacro %}
