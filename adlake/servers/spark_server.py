@@ -12,8 +12,9 @@ application may open); `--token-env NAME` (Connect only) requires the token
 held in that environment variable and serves TLS, on `--bind` (default
 127.0.0.1).
 
-Each server gets the adapter's own Hudi settings (`hudi_session_conf`) and
-binds its driver to 127.0.0.1. The Thrift server listens on 127.0.0.1 only
+Each server gets the adapter's own Hudi settings (`hudi_session_conf`), and
+with `--table-formats hudi,iceberg` Iceberg's jar, extension and catalog as
+the embedded session loads them, and binds its driver to 127.0.0.1. The Thrift server listens on 127.0.0.1 only
 (hive.server2.thrift.bind.host). Spark 3.5's Connect server cannot be bound to
 one address and checks no one, so it loads an interceptor
 (java/LoopbackOrTokenInterceptor.java, compiled here against the Connect jar)
@@ -36,6 +37,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +47,7 @@ from adlake import ROOT
 from adlake.servers import catalog, processes, tls_front
 from adlake.servers.catalog import free_port  # a free port on 127.0.0.1
 from adlake.servers.processes import LOOPBACK, port_open, write_private
-from dbt.adapters.lakehouse import hudi_bundle, local_hadoop_conf
+from dbt.adapters.lakehouse import format_jars, hudi_bundle, local_hadoop_conf, table_formats
 from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
 from dbt.adapters.lakehouse.spark_local_dir import JAVA_OPTIONS, scratch_conf
 
@@ -143,16 +145,31 @@ def guard_jar() -> Path:
     return jar
 
 
-def server_conf(kind: str, root: Path, master: str, catalog_dir: Path | None) -> dict[str, str]:
-    """The server's Spark settings: the embedded session's Hudi settings, on
-    the driver's class path (the Thrift server's query threads do not see
-    --jars), with the shared catalog's when there is one."""
+def server_conf(
+    kind: str,
+    root: Path,
+    master: str,
+    catalog_dir: Path | None,
+    formats: Sequence[str] = (table_formats.DEFAULT_FORMAT,),
+) -> dict[str, str]:
+    """The server's Spark settings: the embedded session's Hudi settings and
+    those of the other table `formats` it serves (jars, SQL extensions,
+    catalogs, as the embedded session loads them), the jars on the driver's
+    class path (the Thrift server's query threads do not see --jars), with
+    the shared catalog's when there is one."""
     jar = hudi_bundle.locate(cache_dir=ROOT / hudi_bundle.DEFAULT_CACHE_DIR)
+    formats = table_formats.check_names(formats, "--table-formats")
     conf = hudi_session_conf(root, jar, master)
     conf.pop("spark.jars")
+    conf.update(table_formats.session_conf(formats, conf["spark.sql.warehouse.dir"]))
+    conf[table_formats.FORMATS_CONF] = table_formats.encode(formats)
+    conf["spark.sql.extensions"] = ",".join(
+        [conf["spark.sql.extensions"], *table_formats.extensions(formats)]
+    )
     # YARN's defaults left out of a local master's Hadoop configuration, as
     # in the embedded session (the adapter's local_hadoop_conf.py).
     classpath = [*local_hadoop_conf.class_path(master, jar.parent), str(jar)]
+    classpath += map(str, format_jars.fetch(formats, print))
     if kind == "connect":
         classpath += [str(connect_jar()), str(guard_jar())]
         conf["spark.connect.grpc.interceptor.classes"] = GUARD_CLASS
@@ -197,6 +214,7 @@ def start(
     token_env: str | None = None,
     bind: str = LOOPBACK,
     timeout: float = 240,
+    formats: Sequence[str] = (table_formats.DEFAULT_FORMAT,),
 ) -> int:
     """Start a server; returns its process id once it answers."""
     files = Files(directory.resolve(), kind)
@@ -208,7 +226,7 @@ def start(
     if port_open(port, LOOPBACK):
         raise ServerError(f"port {port} is already in use on {LOOPBACK}")
     shutil.rmtree(files.scratch, ignore_errors=True)  # what a killed server left
-    conf = server_conf(kind, files.root, master, catalog_dir)
+    conf = server_conf(kind, files.root, master, catalog_dir, formats)
     served = free_port() if token else port  # behind the TLS front, a port of its own
     if kind == "connect":
         conf["spark.connect.grpc.binding.port"] = str(served)
@@ -227,6 +245,7 @@ def start(
     process = _spawn(cmd, env, files.log, files.pid)
     state = {"kind": kind, "pid": process.pid, "port": port, "master": master}
     state |= {
+        "table_formats": conf[table_formats.FORMATS_CONF],
         "catalog": str(catalog_dir) if catalog_dir else None,
         "bind": bind,
         "tls": bool(token),
@@ -290,6 +309,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--catalog", type=Path, help="a shared catalog's folder")
     parser.add_argument("--token-env", help="Connect: the variable holding the token")
     parser.add_argument("--bind", default=LOOPBACK, help="Connect with a token: TLS address")
+    parser.add_argument(
+        "--table-formats",
+        default=table_formats.DEFAULT_FORMAT,
+        help="the table formats it serves, e.g. hudi,iceberg (default hudi)",
+    )
     args = parser.parse_args(argv)
     directory = args.dir or default_dir(args.kind)
     try:
@@ -303,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                 catalog_dir=args.catalog,
                 token_env=args.token_env,
                 bind=args.bind,
+                formats=[f for f in args.table_formats.split(",") if f],
             )
             print(
                 f"{args.kind} server on {args.bind}:{port}, pid {pid}, log {Files(directory.resolve(), args.kind).log}"

@@ -51,6 +51,7 @@ PINNED = {
         "select committed_at, operation from iceberg.a.t.snapshots"
     ),
     ("session_now", ()): "select current_timestamp()",
+    ("session_setting", (("key", "spark.sql.extensions"),)): "set spark.sql.extensions",
     ("iceberg_ancestry", (("table", "iceberg.a.t"),)): (
         "select s.snapshot_id, s.parent_id, s.operation, s.summary['total-delete-files'] as delete_files,\n"
         "  s.summary['wap.id'] as wap_id, s.summary['published-wap-id'] as published_wap_id,\n"

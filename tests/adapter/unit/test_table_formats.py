@@ -201,3 +201,19 @@ def test_a_relation_of_another_catalog_names_it_and_the_session_catalog_stays_im
     )
     assert str(LakehouseRelation.create(schema="s", identifier="t")) == "s.t"
     assert str(LakehouseRelation.create(database="", schema="s", identifier="t")) == "s.t"
+
+
+def test_a_server_without_a_format_is_named_with_how_to_start_it():
+    served = table_formats.started_with(
+        None, "org.apache.spark.sql.hudi.HoodieSparkSessionExtension"
+    )
+    assert served == ["hudi"]
+    table_formats.check_served(served, "hudi", "thrift")
+    with pytest.raises(DbtRuntimeError) as failed:
+        table_formats.check_served(served, "iceberg", "connect")
+    message = str(failed.value)
+    assert "The Spark connect server of this target holds hudi, not iceberg" in message
+    assert "start connect --table-formats hudi,iceberg" in message
+    assert "IcebergSparkSessionExtensions" in message and "spark.sql.catalog.iceberg=" in message
+    both = table_formats.started_with("hudi,iceberg", None)
+    table_formats.check_served(both, "iceberg", "thrift")

@@ -91,6 +91,9 @@ class LakehouseAdapter(SparkAdapter):
         self._change_reads = ChangeReadPlanner(self._lake, self._columns_of, self.scratch_relation)
         self._change_queries = ChangeReadQueries(self._statements)
         self._iceberg = IcebergServices(self._rows, self._statements)
+        # The formats the target's Spark server was found to hold (Thrift,
+        # Connect: a server this process did not start), once asked.
+        self._served_formats: list[str] | None = None
         self._hudi_configs: dict[tuple[str, str], HudiTableConfig] = {}
         # What each table model with skip_unchanged is built from (unchanged_builds).
         self._builds = BuildRecords(self._lake)
@@ -167,6 +170,23 @@ class LakehouseAdapter(SparkAdapter):
                 creds.add_table_formats(table_formats.of_nodes(nodes.values()), "the project")
         return super().acquire_connection(name)
 
+    def _check_served(self, fmt: str) -> None:
+        """On a Thrift or Connect target, the server must hold the format: a
+        server started without it fails on its catalog's first statement,
+        with nothing that says why. (The embedded session checks as it starts.)"""
+        creds = self.config.credentials
+        if not isinstance(creds, LakehouseCredentials) or creds.method == LakehouseMethod.SESSION:
+            return
+        if self._served_formats is None:
+            setting = {
+                key: self._lake.session_setting(key)
+                for key in (table_formats.FORMATS_CONF, "spark.sql.extensions")
+            }
+            self._served_formats = table_formats.started_with(
+                setting[table_formats.FORMATS_CONF], setting["spark.sql.extensions"]
+            )
+        table_formats.check_served(self._served_formats, fmt, str(creds.method.value))
+
     @available
     def table_formats(self) -> list[str]:
         """The formats a model may be written in, the default first."""
@@ -186,6 +206,11 @@ class LakehouseAdapter(SparkAdapter):
         return super().list_relations(database or None, schema)
 
     def list_schemas(self, database: str) -> list[str]:
+        # (dbt lists a catalog's schemas before its first model: where a
+        # server without the format would first fail.)
+        for fmt, catalog in table_formats.CATALOGS.items():
+            if catalog and database == catalog:
+                self._check_served(fmt)
         try:
             return super().list_schemas(database)
         except DbtRuntimeError as exc:
@@ -303,6 +328,7 @@ class LakehouseAdapter(SparkAdapter):
     @available
     def iceberg_config(self, model: dict[str, Any]) -> IcebergTableConfig:
         """An Iceberg model's configs, validated (a compilation error names the model)."""
+        self._check_served("iceberg")
         config = model.get("config", {})
         if config.get("unique_key") in ("", []):
             config = {key: value for key, value in config.items() if key != "unique_key"}

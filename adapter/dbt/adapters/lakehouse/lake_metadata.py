@@ -196,6 +196,12 @@ class LakeMetadata:
     def has_rows(self, table: str) -> bool:
         return len(self.ask("has_rows", table=table)) > 0
 
+    def session_setting(self, key: str) -> str | None:
+        """A Spark setting of the session; None when unset."""
+        rows = self.ask("session_setting", key=key)
+        value = str(rows[0][1]) if rows else ""
+        return None if value in ("", "<undefined>") else value
+
     def jvm_time_zone(self) -> str:
         """The zone of the JVM that runs Spark: Hudi's instants are in it by default."""
         return str(self.ask("jvm_time_zone")[0][0])

@@ -95,6 +95,10 @@ def session_conf(formats: Iterable[str], warehouse: str) -> dict[str, str]:
     return conf
 
 
+# The jar a server needs for each format besides Hudi (format_jars.py fetches it).
+RUNTIME_JARS = {"iceberg": "Iceberg's Spark runtime (iceberg-spark-runtime-3.5_2.12)"}
+
+
 def extensions(formats: Iterable[str]) -> list[str]:
     return [ICEBERG_EXTENSION] if "iceberg" in formats else []
 
@@ -120,3 +124,20 @@ def check_started_with(started: list[str], wanted: Iterable[str]) -> None:
             "every format the process will use in the profile's table_formats "
             f"(e.g. table_formats: [{', '.join(FORMATS)}])."
         )
+
+
+def check_served(served: list[str], fmt: str, method: str) -> None:
+    """A Thrift or Connect server serves a format only if it was started with
+    its jar, extension and catalog."""
+    if fmt in served:
+        return
+    conf = session_conf([fmt], "<warehouse>")
+    settings = ", ".join(f"{key}={value}" for key, value in conf.items())
+    raise DbtRuntimeError(
+        f"The Spark {method} server of this target holds {', '.join(served)}, not {fmt}, "
+        f"which this project's models need. Start it with {fmt}: "
+        f"`python -m adlake.servers.spark_server start {method} --table-formats "
+        f"{','.join([*served, fmt])}` (this repository's servers), or give it "
+        f"{RUNTIME_JARS.get(fmt, fmt)} on its driver class path, its SQL extension "
+        f"({', '.join(extensions([fmt]))}) and {settings}."
+    )

@@ -13,7 +13,7 @@ import pytest
 
 from adlake.servers import spark_server
 from tests.adapter.functional.targets.servers import facts_model, query, server_profile
-from tests.dbt_harness import completed_instants
+from tests.dbt_harness import completed_instants, failures
 
 TOKEN_ENV = "ADLAKE_TEST_CONNECT_TOKEN"
 GOOD, WRONG = "tok-Jq8v2-good", "tok-Zx41p-wrong"
@@ -115,5 +115,10 @@ def test_server_killed_mid_run(project, tmp_path_factory, method):
         assert [a for _, _, a in completed_instants(timeline.parent.parent)].count(
             "deltacommit"
         ) == 2
+        # An Iceberg model on a server started without Iceberg: said so, and how.
+        project.model("iceberg_facts", "{{ config(file_format='iceberg') }}\nselect 1 as id")
+        failed = " ".join(failures(project.dbt("run", "-s", "iceberg_facts", expect_ok=False)))
+        assert f"The Spark {method} server of this target holds hudi, not iceberg" in failed
+        assert "--table-formats hudi,iceberg" in failed
     finally:
         spark_server.stop(method, lake)

@@ -31,7 +31,9 @@ def servers(tmp_path_factory):
         if method not in started:
             lake = tmp_path_factory.mktemp(f"{method}_lake")
             port = spark_server.free_port()
-            spark_server.start(method, port, lake)
+            # Serving Iceberg too: its jar, extension and catalog, as the
+            # embedded session loads them.
+            spark_server.start(method, port, lake, formats=("hudi", "iceberg"))
             started[method] = (method, port, lake)
         return started[method]
 
@@ -70,6 +72,8 @@ CHANGES = """
     {{ config(materialized='incremental', unique_key='id', precombine_key='version') }}
     select id, version, cost from {{ lake_changes(ref('events')) }} as changes
 """
+# The same read into an Iceberg table (its positions in its own snapshots).
+ICEBERG_CHANGES = CHANGES.replace("materialized=", "file_format='iceberg', materialized=")
 
 
 def test_lake_features(project, target):
@@ -79,6 +83,8 @@ def test_lake_features(project, target):
     project.model("events", EVENTS)
     project.model("quiet", QUIET)
     project.model("events_changes", CHANGES)
+    if method != "session":  # (the tests' embedded session holds Hudi only)
+        project.model("iceberg_changes", ICEBERG_CHANGES)
     # Each run updates every id (log files, which compaction merges); id 4
     # comes at an older version each time, late, and keeps its first.
     for version in (1, 2, 3):
@@ -109,6 +115,13 @@ def test_lake_features(project, target):
     # The change read took each of events' commits once.
     assert rows("events_changes") == rows("events")
     assert len(actions("events_changes")) == 3
+    if method != "session":
+        iceberg = f"iceberg.{project.schema}.iceberg_changes"
+        assert sorted(query(method, port, f"select id, version, cost from {iceberg}")) == rows(
+            "events"
+        )
+        operations = query(method, port, f"select operation from {iceberg}.snapshots")
+        assert len(operations) == 3  # one snapshot a run
 
     # dbt docs' catalog, with the lake stats, read through the method.
     project.dbt("docs", "generate", "--vars", "{v: 3}")

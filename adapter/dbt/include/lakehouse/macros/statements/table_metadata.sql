@@ -50,6 +50,11 @@ select 1 from {{ table }} limit 1
 {%- endmacro %}
 
 {#- The zone of the JVM that runs Spark: Hudi's instants are in it by default. -#}
+{#- A Spark setting of the session (rows of key, value; `<undefined>` when unset). -#}
+{% macro lakehouse__session_setting(key) -%}
+set {{ key }}
+{%- endmacro %}
+
 {% macro lakehouse__jvm_time_zone() -%}
 select reflect('java.time.ZoneId', 'systemDefault')
 {%- endmacro %}
