@@ -57,12 +57,43 @@ def test_a_consumer_behind_is_shown_on_its_upstream():
     upstream = docs_catalog.Described(
         rows=[{}], completions=["20260101000001000", "20260101000002000"]
     )
-    consumer = docs_catalog.Described(rows=[{}], consumed={"s.up": "20260101000001000"})
+    # (Its write recorded the first commit, a later run that wrote nothing an older one.)
+    consumer = docs_catalog.Described(
+        rows=[{}], consumed={"s.up": ["20260101000001000", "20260101000000500"]}
+    )
     docs_catalog.add_consumer_stats({"s.up": upstream, "s.down": consumer})
     assert upstream.rows[0]["stats:read_by_down:value"] == (
         "up to the commit completed 2026-01-01 00:00:01.000, 1 commit(s) behind"
     )
     assert not any(key.startswith("stats:") for key in consumer.rows[0])
+
+
+def test_an_iceberg_upstreams_consumers_are_counted_in_snapshots_not_rewrites():
+    from dbt.adapters.lakehouse.iceberg_history import Ancestry
+
+    # 1 <- 2 <- 3 (a rewrite) <- 4; a larger id is not a later snapshot.
+    rows = [
+        (9, None, "append", 0),
+        (2, 9, "overwrite", 0),
+        (3, 2, "replace", 0),
+        (1, 3, "append", 0),
+    ]
+    history = Ancestry.from_rows([(*row, None, None) for row in rows], "1")
+    upstream = docs_catalog.Described(rows=[{}], ancestry=history)
+    readers = {
+        "i.behind": ["9", "2"],  # its write read 9, a run that wrote nothing 2
+        "i.current": ["1"],
+        "i.lost": ["77"],
+    }
+    described = {"i.up": upstream} | {
+        name: docs_catalog.Described(rows=[{}], consumed={"i.up": positions})
+        for name, positions in readers.items()
+    }
+    docs_catalog.add_consumer_stats(described)
+    row = upstream.rows[0]
+    assert row["stats:read_by_behind:value"] == "up to snapshot 2, 1 snapshot(s) behind"
+    assert row["stats:read_by_current:value"] == "up to snapshot 1, up to date"
+    assert row["stats:read_by_lost:value"].startswith("snapshot 77, no longer an ancestor")
 
 
 def test_relations_are_described_by_namespace_a_file_source_by_its_format():

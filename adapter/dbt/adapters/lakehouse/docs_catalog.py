@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.change_reads import ranges
+from dbt.adapters.lakehouse.iceberg_history import Ancestry
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, parse_describe
 
 if TYPE_CHECKING:
@@ -81,8 +82,30 @@ class Described:
     rows: list[dict[str, Any]]
     # Completion times of the table's completed writes (Hudi tables).
     completions: list[str] = field(default_factory=list)
-    # upstream schema.table -> the completion time this table last read of it.
-    consumed: dict[str, str] = field(default_factory=dict)
+    # An Iceberg table's current snapshot and its ancestors.
+    ancestry: Ancestry | None = None
+    # upstream -> the positions this table recorded of it (in a write, in a
+    # table property), the latest by the upstream's own order.
+    consumed: dict[str, list[str]] = field(default_factory=dict)
+
+    def lag(self, positions: list[str]) -> str:
+        """Where a consumer that recorded `positions` of this table stands."""
+        if self.ancestry is not None:
+            position = self.ancestry.later(*positions) or ""
+            behind = self.ancestry.writes_after(position)
+            if behind is None:
+                return (
+                    f"snapshot {position}, no longer an ancestor of the current one "
+                    "(its next read is whole)"
+                )
+            return f"up to snapshot {position}" + (
+                ", up to date" if behind == 0 else f", {behind} snapshot(s) behind"
+            )
+        position = ranges.latest_position(*positions) or ""
+        behind = sum(1 for completed in self.completions if completed > position)
+        return f"up to the commit completed {instant_time(position)}" + (
+            ", up to date" if behind == 0 else f", {behind} commit(s) behind"
+        )
 
 
 class Stats:
@@ -176,6 +199,9 @@ class CatalogReader:
                 stats.add("lake_stats_error", "Lake stats", f"unavailable: {reason}", "")
         if details.get("Provider", "").lower() == "iceberg":
             self._iceberg_stats(wanted.table, stats)
+            described.ancestry = self._metadata.iceberg_ancestry(wanted.table)
+            if wanted.change_reader:
+                described.consumed = self._consumed(wanted.table, described.ancestry)
         described.rows = catalog_rows(wanted, table_type, details, own, stats)
         return described
 
@@ -271,24 +297,24 @@ class CatalogReader:
         if wanted.change_reader:
             into.consumed = self._consumed(table)
 
-    def _consumed(self, table: str) -> dict[str, str]:
-        """upstream -> the completion time this table's reads last consumed:
-        from its latest commit that recorded positions, or a later run that
-        read and wrote nothing (a table property)."""
-        consumed: dict[str, str] = {}
-        for commit in self._metadata.completed_commits(table, 30):
+    def _consumed(self, table: str, ancestry: Ancestry | None = None) -> dict[str, list[str]]:
+        """upstream -> the positions this table's reads last consumed: from
+        its latest commit that recorded positions (an Iceberg table's: its
+        `ancestry`'s latest record), and a later run that read and wrote
+        nothing (a table property)."""
+        recorded: dict[str, str] = ancestry.latest_record() if ancestry is not None else {}
+        for commit in [] if ancestry is not None else self._metadata.completed_commits(table, 30):
             recorded = self._metadata.commit_extra_metadata(table, str(commit["commit_time"]))
-            consumed = {
-                key[len(ranges.POSITION_PREFIX) :]: value
-                for key, value in recorded.items()
-                if key.startswith(ranges.POSITION_PREFIX)
-            }
-            if consumed:
+            if any(key.startswith(ranges.POSITION_PREFIX) for key in recorded):
                 break
+        consumed = {
+            key[len(ranges.POSITION_PREFIX) :]: [value]
+            for key, value in recorded.items()
+            if key.startswith(ranges.POSITION_PREFIX)
+        }
         for key, value in self._metadata.table_properties(table).items():
             if key.startswith(ranges.SKIPPED_PREFIX):
-                upstream = key[len(ranges.SKIPPED_PREFIX) :]
-                consumed[upstream] = ranges.latest_position(consumed.get(upstream), value) or value
+                consumed.setdefault(key[len(ranges.SKIPPED_PREFIX) :], []).append(value)
         return consumed
 
     # --- file sources ----------------------------------------------------------
@@ -328,22 +354,19 @@ def add_consumer_stats(described: Mapping[str, Described]) -> None:
     """On each upstream's rows, per consumer, the last commit it read and how
     many completed writes it is behind."""
     for consumer, facts in described.items():
-        for upstream, position in facts.consumed.items():
+        for upstream, positions in facts.consumed.items():
             target = described.get(upstream.lower())
             if target is None:
                 continue
-            behind = sum(1 for completed in target.completions if completed > position)
-            value = f"up to the commit completed {instant_time(position)}" + (
-                ", up to date" if behind == 0 else f", {behind} commit(s) behind"
-            )
+            value = target.lag(positions)
             name = consumer.split(".")[-1]
             stat = Stats()
             stat.add(
                 f"read_by_{name}",
                 f"Read by {name}",
                 value,
-                f"The last commit of this table that {consumer} has read by change reads "
-                "(its recorded position), and how many completed writes came after it.",
+                f"The last commit (snapshot) of this table that {consumer} has read by change "
+                "reads (its recorded position), and how many completed writes came after it.",
             )
             for row in target.rows:
                 row.update(stat.items)

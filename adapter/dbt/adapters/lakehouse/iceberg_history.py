@@ -95,14 +95,25 @@ class Ancestry:
             return max(ancestors, key=ids.index)
         return known[0] if known else None
 
-    def recorded(self, key: str) -> str | None:
-        """The value of `key` in what the latest ancestor that recorded
-        anything (a write of the adapter's) recorded."""
+    def latest_record(self) -> dict[str, str]:
+        """What the latest ancestor that recorded anything (a write of the
+        adapter's) recorded; empty if none did."""
         for snapshot in reversed(self.snapshots):
             recorded = parse_wap_id(snapshot.wap_id)
             if recorded is not None:
-                return recorded.get(key)
-        return None
+                return recorded
+        return {}
+
+    def recorded(self, key: str) -> str | None:
+        """The value of `key` in the latest record (latest_record)."""
+        return self.latest_record().get(key)
+
+    def writes_after(self, position: str) -> int | None:
+        """How many snapshots that changed rows (not rewrites) came after
+        `position`; None when it is no ancestor."""
+        if position not in self.ids:
+            return None
+        return sum(1 for s in self.after(position) if s.operation != REWRITE)
 
 
 def wap_id(run: str, recorded: Mapping[str, str]) -> str:

@@ -480,6 +480,16 @@ def test_the_docs_catalog_lists_iceberg_models_with_their_snapshot_stats(lake):
     newest = "select summary['total-data-files'] from iceberg.warm.orders.snapshots"
     assert stats["files"] == int(lake.query(f"{newest} order by committed_at desc limit 1")[0]) > 0
     assert "model.warm.totals_hudi" in catalog["nodes"]  # the Hudi models still there
+    # orders_cow's readers, a Hudi model and an Iceberg one, are where they
+    # read last (up to date), in its snapshots.
+    cow = {
+        key: stat["value"]
+        for key, stat in catalog["nodes"]["model.warm.orders_cow"]["stats"].items()
+    }
+    properties = dict(lake.rows("show tblproperties iceberg.warm.orders_cow"))
+    current = properties["current-snapshot-id"]
+    for reader in ("cow_state", "cow_sums"):
+        assert cow[f"read_by_{reader}"] == f"up to snapshot {current}, up to date"
 
 
 def _date(text: str):
