@@ -83,6 +83,12 @@ TOTALS = """
 {{ config(materialized='table', file_format='iceberg', skip_unchanged=true) }}
 select count(*) as orders, sum(ts) as ts_sum from {{ ref('orders') }}
 """
+# A view is no Iceberg table, whatever file_format its folder sets: it stays
+# in the session catalog.
+ORDERS_VIEW = """
+{{ config(materialized='view', file_format='iceberg') }}
+select id, name from {{ ref('orders') }}
+"""
 TOTALS_HUDI = """
 {{ config(materialized='table', skip_unchanged=true) }}
 select orders, ts_sum from {{ ref('totals') }}
@@ -136,6 +142,7 @@ MODELS = {
     "daily": DAILY,
     "totals": TOTALS,
     "totals_hudi": TOTALS_HUDI,
+    "orders_view": ORDERS_VIEW,
     "cow_state": COW_STATE,
     "cow_sums": COW_SUMS,
     "from_hudi": FROM_HUDI,
@@ -178,6 +185,7 @@ def test_a_project_with_iceberg_models_gets_iceberg_beside_hudi(lake):
         (3, "c", 1),
     ]
     assert lake.query("select orders, ts_sum from warm.totals_hudi") == (3, 3)
+    assert lake.query("select count(*) from warm.orders_view") == (3,)
     # One schema name, two catalogs: the Hudi tables stay in the session catalog.
     hudi_tables = {row[1] for row in lake.rows("show tables in warm")}
     assert {"changes", "totals_hudi"} <= hudi_tables and "orders" not in hudi_tables

@@ -1,9 +1,12 @@
 {#- Tables of a format kept in a Spark catalog of their own (Iceberg's, see
     the adapter's table_formats.py) have that catalog as their dbt database:
     `iceberg.schema.table` (or the catalog an Iceberg model names in
-    `database`); other tables none, as on dbt-spark. -#}
+    `database`); other tables and views none, as on dbt-spark. -#}
 {% macro lakehouse__generate_database_name(custom_database_name=none, node=none) -%}
-  {%- set catalog = adapter.table_format_catalog(node.config.get('file_format')) if node is not none else none -%}
+  {#- (A view or an ephemeral model is no table of the format, whatever
+      file_format a folder or the project sets: the session catalog's.) -#}
+  {%- set writes_table = node is not none and node.config.get('materialized') not in ('view', 'ephemeral') -%}
+  {%- set catalog = adapter.table_format_catalog(node.config.get('file_format')) if writes_table else none -%}
   {%- if catalog -%}
     {{ return(custom_database_name or catalog) }}
   {%- endif -%}
