@@ -24,9 +24,6 @@ from typing import Any
 REWRITE = "replace"
 # What starts the write-audit-publish id of a write that records positions.
 WAP_PREFIX = "lakehouse:"
-# The snapshot summary keys that hold it: staged, and cherry-picked onto a
-# moved table (a fast-forward keeps the staged snapshot, and its summary).
-WAP_SUMMARY_KEYS = ("wap.id", "published-wap-id")
 
 
 @dataclass(frozen=True)
@@ -35,7 +32,10 @@ class Snapshot:
     parent_id: str | None
     operation: str
     delete_files: int  # live delete files in the table as of this snapshot
-    wap_id: str | None  # the write-audit-publish id it was written under
+    # The write-audit-publish id it was written under: its summary's wap.id
+    # (a publish that fast-forwards keeps the staged snapshot, summary and
+    # all) or published-wap-id (one cherry-picked onto a table that moved).
+    wap_id: str | None
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,10 @@ def test_server_killed_mid_run(project, tmp_path_factory, method):
             "deltacommit"
         ) == 2
         # An Iceberg model on a server started without Iceberg: said so, and how.
-        project.model("iceberg_facts", "{{ config(file_format='iceberg') }}\nselect 1 as id")
+        project.model(
+            "iceberg_facts",
+            "{{ config(materialized='table', file_format='iceberg') }}\nselect 1 as id",
+        )
         failed = " ".join(failures(project.dbt("run", "-s", "iceberg_facts", expect_ok=False)))
         assert f"The Spark {method} server of this target holds hudi, not iceberg" in failed
         assert "--table-formats hudi,iceberg" in failed

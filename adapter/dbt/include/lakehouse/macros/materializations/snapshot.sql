@@ -18,7 +18,7 @@
   {%- endif -%}
   {%- set iceberg = fmt == 'iceberg' -%}
   {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
-  {%- set lake = lakehouse_snapshot_hudi_config(columns.dbt_scd_id, fmt) -%}
+  {%- set lake = lakehouse_snapshot_lake_config(columns.dbt_scd_id, fmt) -%}
   {%- set exists, target_relation = get_or_create_relation(
       database=adapter.table_format_catalog(fmt), schema=model.schema, identifier=model.alias, type='table') -%}
   {%- if not target_relation.is_table -%}
@@ -94,11 +94,12 @@
 {% endmaterialization %}
 
 
-{#- The snapshot's lake configs. Its unique_key names the source rows it
-    tracks, but adapter.hudi_config reads the record key from `unique_key`, so
+{#- The snapshot's lake configs (Hudi's, or Iceberg's for `fmt` iceberg). Its
+    unique_key names the source rows it tracks, but the adapter's config
+    parsers read the record key from `unique_key`, so
     it is given a copy of the config with the scd id column there instead
     (relation_configs stays the one parser of lake settings). -#}
-{% macro lakehouse_snapshot_hudi_config(scd_id, fmt='hudi') -%}
+{% macro lakehouse_snapshot_lake_config(scd_id, fmt='hudi') -%}
   {%- set not_for_snapshots = {
       'precombine_key': 'a version is written once and only its end date changes after',
       'partition_by': 'the row that closes a version carries the source row\'s current values, so a changed partition value would send the closing write to another partition',
