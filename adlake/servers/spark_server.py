@@ -161,7 +161,7 @@ def server_conf(
     formats = table_formats.check_names(formats, "--table-formats")
     conf = hudi_session_conf(root, jar, master)
     conf.pop("spark.jars")
-    conf.update(table_formats.session_conf(formats, conf["spark.sql.warehouse.dir"]))
+    conf.update(table_formats.session_conf(formats, conf["spark.sql.warehouse.dir"], master))
     conf[table_formats.FORMATS_CONF] = table_formats.encode(formats)
     conf["spark.sql.extensions"] = ",".join(
         [conf["spark.sql.extensions"], *table_formats.extensions(formats)]
@@ -169,7 +169,7 @@ def server_conf(
     # YARN's defaults left out of a local master's Hadoop configuration, as
     # in the embedded session (the adapter's local_hadoop_conf.py).
     classpath = [*local_hadoop_conf.class_path(master, jar.parent), str(jar)]
-    classpath += map(str, format_jars.fetch(formats, print))
+    classpath += map(str, format_jars.fetch(formats, print, jar))
     if kind == "connect":
         classpath += [str(connect_jar()), str(guard_jar())]
         conf["spark.connect.grpc.interceptor.classes"] = GUARD_CLASS

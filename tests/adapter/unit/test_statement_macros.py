@@ -131,6 +131,15 @@ PINNED = {
         "from iceberg.a.t.snapshots\n"
         "order by committed_at desc"
     ),
+    ("delta_detail", (("table", "a.t"),)): "describe detail a.t",
+    ("delta_history", (("table", "a.t"),)): "describe history a.t",
+    ("delta_optimize", (("table", "a.t"),)): "optimize a.t",
+    ("delta_latest_versions", (("table", "a.t"),)): "describe history a.t limit 3",
+    ("delta_purge", (("table", "a.t"),)): "reorg table a.t apply (purge)",
+    ("delta_vacuum", (("table", "a.t"), ("hours", "0.250"))): "vacuum a.t retain 0.250 hours",
+    ("delta_restore", (("table", "a.t"), ("version", "3"))): (
+        "restore table a.t to version as of 3"
+    ),
     ("iceberg_rewrite_data_files", (("catalog", "iceberg"), ("table", "a.t"))): (
         "call iceberg.system.rewrite_data_files(table => 'a.t', options => "
         "map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true'))"

@@ -1,6 +1,7 @@
 """Table formats besides Hudi: which configs each takes (format_support), what
-an Iceberg model's configs become (iceberg_table), which formats a session
-loads (table_formats) and how a table of another catalog is named (relation).
+an Iceberg or a Delta model's configs become (iceberg_table, delta_table),
+which formats a session loads (table_formats) and how a table of another
+catalog is named (relation).
 The SQL they drive runs in tests/adapter/functional/formats/."""
 
 from datetime import datetime
@@ -10,9 +11,16 @@ from types import SimpleNamespace
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import format_jars, hudi_bundle, iceberg_services, table_formats
+from dbt.adapters.lakehouse import (
+    delta_services,
+    format_jars,
+    hudi_bundle,
+    iceberg_services,
+    table_formats,
+)
 from dbt.adapters.lakehouse.relation import LakehouseRelation
 from dbt.adapters.lakehouse.relation_configs import format_support
+from dbt.adapters.lakehouse.relation_configs.delta_table import DeltaTableConfig
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.iceberg_table import IcebergTableConfig
 
@@ -51,6 +59,44 @@ def test_a_config_that_means_nothing_on_iceberg_names_model_key_format_and_advic
     message = str(raised.value)
     assert "Model 'm'" in message and f"'{key}'" in message
     assert "file_format 'iceberg'" in message and advice in message
+
+
+@pytest.mark.parametrize(
+    "key, value, advice",
+    [
+        ("index", {"type": "bucket", "buckets": 4}, "partition_by"),
+        ("hudi_options", {"hoodie.x": "1"}, "tblproperties"),
+        ("file_sizing", {"max_file_mb": 64}, "delta.targetFileSize"),
+        ("location_root", "/x", "Not built for Delta yet"),
+        ("buckets", 4, "partition_by"),
+    ],
+)
+def test_a_config_delta_does_not_take_names_model_key_format_and_advice(key, value, advice):
+    with pytest.raises(LakeConfigError) as raised:
+        DeltaTableConfig.from_model_config("m", {"unique_key": "id", key: value})
+    message = str(raised.value)
+    assert "Model 'm'" in message and f"'{key}'" in message
+    assert "file_format 'delta'" in message and advice in message
+
+
+def test_table_type_turns_deletion_vectors_on_or_off_and_every_delta_table_feeds_changes():
+    mor = DeltaTableConfig.from_model_config(
+        "m", {"table_type": "mor", "unique_key": "id", "precombine_key": "ts"}
+    )
+    assert mor.table_properties() == {
+        "delta.enableDeletionVectors": "true",
+        "delta.enableChangeDataFeed": "true",
+        "lakehouse.unique_key": "id",
+        "lakehouse.precombine_key": "ts",
+    }
+    cow = DeltaTableConfig.from_model_config("m", {"tblproperties": {"delta.appendOnly": False}})
+    assert cow.table_properties() == {
+        "delta.enableDeletionVectors": "false",
+        "delta.enableChangeDataFeed": "true",
+        "delta.appendOnly": "false",
+    }
+    assert cow.resolve_strategy("microbatch") == "microbatch"
+    assert cow.resolve_strategy("merge") == "append"
 
 
 def test_every_config_of_the_table_is_one_the_readme_documents():
@@ -147,6 +193,38 @@ def test_cleaning_keeps_the_latest_snapshots_or_hours():
     assert older == (datetime(2026, 1, 1, 0, 5), 1)
 
 
+def test_delta_compacts_by_versions_since_optimize_and_vacuums_by_the_oldest_version_kept():
+    lake = DeltaTableConfig.from_model_config(
+        "m", {"table_type": "mor", "compaction": {"delta_commits": 2}, "cleaning": {"retain": 2}}
+    )
+    now = datetime(2026, 1, 1, 1, 0)
+    due = iceberg_services.compaction_due
+    rewrites = delta_services.REWRITES
+    assert due(lake, [at(0, "WRITE"), at(1, "MERGE")], now, rewrites)
+    assert not due(lake, [at(0), at(1), at(2, "OPTIMIZE"), at(3, "REORG"), at(4)], now, rewrites)
+    # Versions at minutes 0..3: the two kept are 2 and 3, so files removed
+    # before minute 2 go: 58 minutes (and the clock margin), in hours.
+    versions = [at(m) for m in range(4)]
+    assert delta_services.vacuum_hours(lake, versions, now) == 0.97
+    assert delta_services.vacuum_hours(lake, versions[:2], now) is None
+    by_hours = DeltaTableConfig.from_model_config(
+        "m", {"cleaning": {"policy": "keep_latest_by_hours", "retain": 2}}
+    )
+    assert delta_services.vacuum_hours(by_hours, versions, now) is None
+    assert delta_services.vacuum_hours(by_hours, versions, datetime(2026, 1, 1, 2, 5)) == 2.0
+    with pytest.raises(LakeConfigError, match="'skip_unchanged'.*table models only"):
+        DeltaTableConfig.from_model_config(
+            "m", {"materialized": "incremental", "skip_unchanged": True}
+        )
+    assert DeltaTableConfig.from_model_config(
+        "m", {"materialized": "table", "skip_unchanged": True}
+    )
+    with pytest.raises(LakeConfigError, match="Delta keeps the files of whole versions"):
+        DeltaTableConfig.from_model_config(
+            "m", {"cleaning": {"policy": "keep_latest_file_versions", "retain": 2}}
+        )
+
+
 # --- which formats a session loads ----------------------------------------------------
 
 
@@ -173,6 +251,33 @@ def test_only_a_project_with_iceberg_gets_its_jar_catalog_and_extension():
     assert table_formats.extensions(["hudi", "iceberg"]) == [table_formats.ICEBERG_EXTENSION]
 
 
+def test_delta_gets_its_jars_its_extension_and_the_session_catalog_of_hudi_and_delta():
+    jars = format_jars.wanted(["hudi", "delta"])
+    bundle = hudi_bundle.installed_bundle()
+    assert sorted(j.coordinates for j in jars.values()) == [
+        f"io.delta:delta-spark_{bundle.scala}:3.3.3",
+        "io.delta:delta-storage:3.3.3",
+    ]
+    conf = table_formats.session_conf(["hudi", "delta"], "/lake/warehouse")
+    # Delta's tables are in the session catalog, beside Hudi's: one catalog chains both.
+    assert conf["spark.sql.catalog.spark_catalog"] == table_formats.HUDI_AND_DELTA_CATALOG
+    # (VACUUM keeps what the model's cleaning says, under Delta's 7 days too.)
+    assert conf["spark.databricks.delta.retentionDurationCheck.enabled"] == "false"
+    # A local session gets small-machine settings; a cluster keeps Delta's.
+    assert conf["spark.databricks.delta.snapshotPartitions"] == "2"
+    cluster = table_formats.session_conf(["delta"], "/w", "spark://127.0.0.1:7077")
+    assert "spark.databricks.delta.snapshotPartitions" not in cluster
+    assert table_formats.CATALOGS["delta"] is None
+    assert table_formats.extensions(["delta", "iceberg", "hudi"]) == [
+        table_formats.ICEBERG_EXTENSION,
+        table_formats.DELTA_EXTENSION,
+    ]
+    assert table_formats.started_with(None, f"x,{table_formats.DELTA_EXTENSION}") == [
+        "hudi",
+        "delta",
+    ]
+
+
 def test_a_session_started_without_a_format_says_how_to_get_it():
     assert table_formats.started_with(None, f"x,{table_formats.ICEBERG_EXTENSION}") == [
         "hudi",
@@ -188,8 +293,10 @@ def test_profile_table_formats_become_the_session_setting():
 
     creds = LakehouseCredentials(method="session", schema="s", table_formats=["Iceberg"])
     assert creds.spark_conf[table_formats.FORMATS_CONF] == "hudi,iceberg"
-    with pytest.raises(DbtRuntimeError, match="delta"):
-        LakehouseCredentials(method="session", schema="s", table_formats=["delta"])
+    creds = LakehouseCredentials(method="session", schema="s", table_formats=["delta", "iceberg"])
+    assert creds.spark_conf[table_formats.FORMATS_CONF] == "hudi,iceberg,delta"
+    with pytest.raises(DbtRuntimeError, match="paimon"):
+        LakehouseCredentials(method="session", schema="s", table_formats=["paimon"])
 
 
 # --- naming a table of another catalog ---------------------------------------------

@@ -202,8 +202,39 @@ class CatalogReader:
             described.ancestry = self._metadata.iceberg_ancestry(wanted.table)
             if wanted.change_reader:
                 described.consumed = self._consumed(wanted.table, described.ancestry)
+        if details.get("Provider", "").lower() == "delta":
+            self._delta_stats(wanted.table, stats)
         described.rows = catalog_rows(wanted, table_type, details, own, stats)
         return described
+
+    def _delta_stats(self, table: str, stats: Stats) -> None:
+        """A Delta table's stats: its versions (commits), its files and bytes
+        now, and its rows."""
+        history = self._ask("delta_history", table=table)
+        stats.add(
+            "commits",
+            "Versions",
+            len(history),
+            "Versions in the table's history (one a write; VACUUM removes files, not versions).",
+        )
+        if history:
+            latest = history[0]
+            stats.add(
+                "latest_commit",
+                "Latest version",
+                f"{latest['version']} ({latest['operation']}, committed {latest['timestamp']})",
+                "The table's current version, its operation and when it was committed.",
+            )
+        detail = self._ask("delta_detail", table=table)
+        if detail:
+            stats.add(
+                "files", "Data files", int(detail[0]["numFiles"]), "Files of the current version."
+            )
+            stats.add(
+                "bytes", "Size of data", int(detail[0]["sizeInBytes"]), "Bytes of those files."
+            )
+        count = self._ask("count_rows", relation=table)
+        stats.add("rows", "Rows", int(count[0][0]), "Rows a read of the current version returns.")
 
     def _iceberg_stats(self, table: str, stats: Stats) -> None:
         """An Iceberg table's stats: its snapshots, and what its current

@@ -228,7 +228,7 @@ def root_session(
             conf.update(storage.session_defaults(location))
             # The other table formats the project uses: their catalogs and
             # extensions beside Hudi's (table_formats says which and why).
-            conf.update(table_formats.session_conf(formats, location))
+            conf.update(table_formats.session_conf(formats, location, master))
             conf[table_formats.FORMATS_CONF] = ",".join(formats)
             extensions = [HUDI_EXTENSION, *table_formats.extensions(formats)]
             conf["spark.sql.extensions"] = ",".join(extensions)
@@ -244,7 +244,7 @@ def root_session(
                 conf[JAVA_OPTIONS] = f"{own_java_options} {spark_conf[JAVA_OPTIONS]}"
             # The Hudi bundle, the warehouse's file-system connector (s3a://),
             # then the profile's own jars.
-            jars = [str(jar), *map(str, format_jars.fetch(formats, logger.info))]
+            jars = [str(jar), *map(str, format_jars.fetch(formats, logger.info, jar))]
             jars += map(
                 str,
                 connector_jars.connector_jars(location, spark_conf, logger.info),

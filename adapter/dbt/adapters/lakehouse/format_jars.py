@@ -1,17 +1,31 @@
 """The jars of the table formats besides Hudi (table_formats.py says which a
 session loads), found or fetched like the Hudi bundle (hudi_bundle.fetch_jar:
-the per-user cache, ~/.m2, Maven Central with its checksum)."""
+the per-user cache, ~/.m2, Maven Central with its checksum).
+
+Delta also needs the session catalog that holds Hudi's and Delta's tables
+together (java/LakeSessionCatalog.java): compiled once per machine into the
+jar cache with the JDK's javac, against pyspark's jars, the Hudi bundle and
+Delta's jar, and named for all three.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import hudi_bundle
+from dbt.adapters.lakehouse import hudi_bundle, local_fs
 
 ICEBERG_VERSION = "1.10.0"
+# 3.3.3, not earlier: Delta 3.3.2 and before fail CREATE OR REPLACE TABLE ... AS
+# SELECT on Spark 3.5.6 and later ("does not support truncate in batch mode",
+# delta-io/delta#4671), and the table materialization runs it.
+DELTA_VERSION = "3.3.3"
+CATALOG_SOURCE = Path(__file__).with_name("java") / "LakeSessionCatalog.java"
+DELTA_SPARK = "Delta Lake's Spark jar"
 
 
 def iceberg_runtime(bundle: hudi_bundle.Bundle) -> hudi_bundle.MavenJar:
@@ -23,26 +37,72 @@ def iceberg_runtime(bundle: hudi_bundle.Bundle) -> hudi_bundle.MavenJar:
     )
 
 
+def delta_jars(bundle: hudi_bundle.Bundle) -> dict[str, hudi_bundle.MavenJar]:
+    """Delta Lake for Spark 3.5 (3.x is Spark 3.5's line) and the Scala of the
+    installed Spark, with its storage layer."""
+    return {
+        DELTA_SPARK: hudi_bundle.MavenJar("io.delta", f"delta-spark_{bundle.scala}", DELTA_VERSION),
+        "Delta Lake's storage jar": hudi_bundle.MavenJar(
+            "io.delta", "delta-storage", DELTA_VERSION
+        ),
+    }
+
+
 def wanted(formats: list[str]) -> dict[str, hudi_bundle.MavenJar]:
     """The jars the formats other than Hudi add, by what they are (Hudi's
     bundle is always loaded)."""
-    if "iceberg" not in formats:
-        return {}
-    return {"Iceberg's Spark runtime": iceberg_runtime(hudi_bundle.installed_bundle())}
+    jars: dict[str, hudi_bundle.MavenJar] = {}
+    if "iceberg" in formats:
+        jars["Iceberg's Spark runtime"] = iceberg_runtime(hudi_bundle.installed_bundle())
+    if "delta" in formats:
+        jars.update(delta_jars(hudi_bundle.installed_bundle()))
+    return jars
 
 
-def fetch(formats: list[str], notify: Callable[[str], None]) -> list[Path]:
-    """Those jars, on this machine: fetched once into the per-user cache."""
-    found = []
+def fetch(formats: list[str], notify: Callable[[str], None], hudi_jar: Path) -> list[Path]:
+    """Those jars, on this machine: fetched once into the per-user cache; with
+    Delta, the session catalog's jar too (built once)."""
+    found: dict[str, Path] = {}
+    cache = hudi_bundle.user_cache_dir()
     for label, jar in wanted(formats).items():
         try:
-            found.append(
-                hudi_bundle.fetch_jar(jar, label, hudi_bundle.user_cache_dir(), notify=notify)
-            )
+            found[label] = hudi_bundle.fetch_jar(jar, label, cache, notify=notify)
         except hudi_bundle.JarError as exc:
             raise DbtRuntimeError(
                 f"The project's models need {label} {jar.coordinates}, which could not be "
                 f"fetched ({exc}); set {hudi_bundle.REPOSITORY_ENV_VAR} to a Maven mirror, or "
-                f"put {jar.jar_name} in {hudi_bundle.user_cache_dir()}"
+                f"put {jar.jar_name} in {cache}"
             ) from exc
-    return found
+    if "delta" in formats:
+        found["the session catalog"] = session_catalog_jar(hudi_jar, found[DELTA_SPARK], cache)
+    return list(found.values())
+
+
+def session_catalog_jar(hudi_jar: Path, delta_jar: Path, cache: Path) -> Path:
+    """java/LakeSessionCatalog.java compiled against these jars (once: the jar
+    is named for the source and the jars)."""
+    import pyspark
+
+    spark_jars = Path(pyspark.__file__).parent / "jars"
+    digest = hashlib.sha256(
+        CATALOG_SOURCE.read_bytes()
+        + f"{pyspark.__version__}{hudi_jar.name}{delta_jar.name}".encode()
+    ).hexdigest()[:12]
+    target = cache / f"lakehouse-session-catalog-{digest}.jar"
+    if target.is_file():
+        return target
+    javac = local_fs._javac()
+    if javac is None:
+        raise DbtRuntimeError(
+            "Delta models need the session catalog that holds Hudi's and Delta's tables, "
+            f"compiled here from {CATALOG_SOURCE.name} by a JDK's javac, and there is none: "
+            "install a JDK (17), or set JAVA_HOME to one."
+        )
+    classpath = os.pathsep.join([str(spark_jars / "*"), str(hudi_jar), str(delta_jar)])
+    try:
+        local_fs.compile_jar(javac, CATALOG_SOURCE, classpath, target)
+    except local_fs.CompileError as error:
+        raise DbtRuntimeError(
+            f"Delta models need the session catalog of Hudi and Delta tables: {error}"
+        ) from error
+    return target

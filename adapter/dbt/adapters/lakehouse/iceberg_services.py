@@ -22,6 +22,7 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.relation_configs.iceberg_table import IcebergTableConfig
+from dbt.adapters.lakehouse.relation_configs.merge_table import MergeTableConfig
 from dbt.adapters.lakehouse.statements import Statements
 
 # Iceberg's operation of a snapshot that rewrote files without changing rows.
@@ -38,17 +39,23 @@ class Snapshot:
 
 def parse_snapshots(rows: Sequence[Sequence[Any]]) -> list[Snapshot]:
     """Rows of (committed_at, operation), oldest first."""
-    found = [Snapshot(_naive(row[0]), str(row[1])) for row in rows]
+    found = [Snapshot(naive_time(row[0]), str(row[1])) for row in rows]
     return sorted(found, key=lambda s: s.committed_at)
 
 
-def compaction_due(lake: IcebergTableConfig, snapshots: list[Snapshot], now: datetime) -> bool:
-    """Whether the model's compaction trigger is met: snapshots since the last
-    rewrite (or since the table began), and the time since it."""
+def compaction_due(
+    lake: MergeTableConfig,
+    snapshots: list[Snapshot],
+    now: datetime,
+    rewrites: frozenset[str] = frozenset({REWRITE}),
+) -> bool:
+    """Whether the model's compaction trigger is met: snapshots (Delta:
+    versions) since the last rewrite (an operation in `rewrites`) or since the
+    table began, and the time since it."""
     compaction = lake.compaction
     if lake.table_type != "mor" or not snapshots:
         return False
-    last = max((i for i, s in enumerate(snapshots) if s.operation == REWRITE), default=-1)
+    last = max((i for i, s in enumerate(snapshots) if s.operation in rewrites), default=-1)
     commits = len(snapshots) - last - 1
     since = snapshots[last].committed_at if last >= 0 else snapshots[0].committed_at
     by_count = commits >= compaction.delta_commits
@@ -85,7 +92,7 @@ class IcebergServices:
         return parse_snapshots(self._rows(self._statements.sql("iceberg_snapshots", table=table)))
 
     def now(self) -> datetime:
-        return _naive(self._rows(self._statements.sql("session_now"))[0][0])
+        return naive_time(self._rows(self._statements.sql("session_now"))[0][0])
 
     def after_write(
         self, lake: IcebergTableConfig, catalog: str, table: str, now: datetime | None = None
@@ -154,7 +161,8 @@ class IcebergServices:
         ]
 
 
-def _naive(value: Any) -> datetime:
+def naive_time(value: Any) -> datetime:
+    """A time Spark returned, without its zone (Spark's times are the session's)."""
     if isinstance(value, datetime):
         return value.replace(tzinfo=None)
     return datetime.fromisoformat(str(value)).replace(tzinfo=None)

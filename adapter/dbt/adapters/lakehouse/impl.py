@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import uuid
 from dataclasses import dataclass
@@ -34,12 +35,15 @@ from dbt.adapters.lakehouse.change_reads.queries import ChangeReadQueries
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials, LakehouseMethod
 from dbt.adapters.lakehouse.data_test_queries import DataTestQueries
+from dbt.adapters.lakehouse.delta_services import DeltaServices
 from dbt.adapters.lakehouse.iceberg_services import IcebergServices
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 from dbt.adapters.lakehouse.relation import LakehouseRelation
 from dbt.adapters.lakehouse.relation_configs import write_defaults
+from dbt.adapters.lakehouse.relation_configs.delta_table import DeltaTableConfig
 from dbt.adapters.lakehouse.relation_configs.hudi_table import HudiTableConfig
 from dbt.adapters.lakehouse.relation_configs.iceberg_table import IcebergTableConfig
+from dbt.adapters.lakehouse.relation_configs.merge_table import MergeTableConfig
 from dbt.adapters.lakehouse.statements import Statements
 from dbt.adapters.lakehouse.unchanged_builds import BuildRecords
 from dbt.adapters.lakehouse.written_tables import WrittenTables
@@ -91,6 +95,7 @@ class LakehouseAdapter(SparkAdapter):
         self._change_reads = ChangeReadPlanner(self._lake, self._columns_of, self.scratch_relation)
         self._change_queries = ChangeReadQueries(self._statements)
         self._iceberg = IcebergServices(self._rows, self._statements)
+        self._delta = DeltaServices(self._rows, self._statements)
         # The formats the target's Spark server was found to hold (Thrift,
         # Connect: a server this process did not start), once asked.
         self._served_formats: list[str] | None = None
@@ -328,29 +333,44 @@ class LakehouseAdapter(SparkAdapter):
     @available
     def iceberg_config(self, model: dict[str, Any]) -> IcebergTableConfig:
         """An Iceberg model's configs, validated (a compilation error names the model)."""
-        self._check_served("iceberg")
+        return cast(IcebergTableConfig, self._merge_config(model, IcebergTableConfig))
+
+    @available
+    def delta_config(self, model: dict[str, Any]) -> DeltaTableConfig:
+        """A Delta model's configs, validated (a compilation error names the model)."""
+        return cast(DeltaTableConfig, self._merge_config(model, DeltaTableConfig))
+
+    def _merge_config(
+        self, model: dict[str, Any], config_class: builtins.type[MergeTableConfig]
+    ) -> MergeTableConfig:
+        self._check_served(config_class.format)
         config = model.get("config", {})
         if config.get("unique_key") in ("", []):
             config = {key: value for key, value in config.items() if key != "unique_key"}
-        return IcebergTableConfig.from_model_config(model["name"], config)
+        return config_class.from_model_config(model["name"], config)
 
     @available
-    def iceberg_services_after_write(
-        self, relation: BaseRelation, lake: IcebergTableConfig
-    ) -> list[str]:
-        """The compaction and cleaning an Iceberg write runs next (iceberg_services)."""
+    def services_after_write(self, relation: BaseRelation, lake: MergeTableConfig) -> list[str]:
+        """The compaction and cleaning an Iceberg or a Delta write runs next
+        (iceberg_services, delta_services)."""
         schema, identifier = _parts(relation)
-        return self._iceberg.after_write(lake, str(relation.database), f"{schema}.{identifier}")
+        if isinstance(lake, DeltaTableConfig):
+            return self._delta.after_write(lake, f"{schema}.{identifier}")
+        return self._iceberg.after_write(
+            cast(IcebergTableConfig, lake), str(relation.database), f"{schema}.{identifier}"
+        )
 
     @available
-    def iceberg_service(
-        self, node: dict[str, Any], service: str, snapshot: str | None = None
+    def table_service(
+        self, node: dict[str, Any], service: str, position: str | None = None
     ) -> list[str]:
-        """What lake_compact / lake_clean / lake_rollback run on an Iceberg model."""
-        lake = self.iceberg_config(node)
-        catalog = str(node.get("database") or table_formats.CATALOGS["iceberg"])
+        """What lake_compact / lake_clean / lake_rollback (to `position`: an
+        Iceberg snapshot id, a Delta version) run on an Iceberg or a Delta model."""
         table = f"{node['schema']}.{node.get('alias') or node['name']}"
-        return self._iceberg.on_demand(lake, catalog, table, service, snapshot)
+        if node.get("config", {}).get("file_format") == "delta":
+            return self._delta.on_demand(self.delta_config(node), table, service, position)
+        catalog = str(node.get("database") or table_formats.CATALOGS["iceberg"])
+        return self._iceberg.on_demand(self.iceberg_config(node), catalog, table, service, position)
 
     @available
     def catalog_table_settings(self, relation: BaseRelation) -> tuple[dict[str, str], list[str]]:
@@ -609,8 +629,8 @@ class LakehouseAdapter(SparkAdapter):
         return iceberg_history.wap_id(run, recorded) if recorded else ""
 
     @available
-    def iceberg_table_records(self, model: dict[str, Any]) -> dict[str, str]:
-        """The same, as the table properties of an Iceberg table built whole."""
+    def table_records(self, model: dict[str, Any]) -> dict[str, str]:
+        """The same, as the table properties of an Iceberg or Delta table built whole."""
         return {
             **self._change_reads.skipped_write_positions(model),
             **self._builds.table_properties(model),

@@ -71,6 +71,10 @@ def parse_describe(rows: Iterable[Any]) -> Description:
     return described
 
 
+# VACUUM's commits in a Delta table's history (when Delta logs them): no new data.
+DELTA_VACUUM_COMMITS = frozenset({"VACUUM START", "VACUUM END"})
+
+
 def is_not_hudi(exc: Exception) -> bool:
     return "is not a Hudi table" in str(exc)
 
@@ -120,12 +124,20 @@ class LakeMetadata:
 
     def latest_position(self, table: str) -> str | None:
         """A lake table's latest position: a Hudi table's latest instant, an
-        Iceberg table's current snapshot; None when never committed to, or
-        not a lake table."""
+        Iceberg table's current snapshot, a Delta table's latest version (of
+        its data: VACUUM's own commits left out); None when never committed
+        to, or not a lake table."""
         if is_iceberg_table(table):
             return self.iceberg_ancestry(table).current
         latest = self.latest_commit_if_hudi(table)
-        return latest.instant if latest else None
+        if latest is not None:
+            return latest.instant
+        if self.describe(table).details.get("Provider", "").lower() != "delta":
+            return None
+        for row in self.ask("delta_latest_versions", table=table):
+            if str(row["operation"]) not in DELTA_VACUUM_COMMITS:
+                return f"v{row['version']}"
+        return None
 
     def iceberg_ancestry(self, table: str) -> Ancestry:
         """An Iceberg table's current snapshot and its ancestors (catalog.schema.table)."""

@@ -40,28 +40,37 @@ def _javac() -> str | None:
     return str(found) if found else None
 
 
-def compile_jar(javac: str, source: Path, classpath: Path, target: Path) -> None:
-    """Compiles one Java source against one jar into the jar `target`; raises
-    OSError or SubprocessError (with javac's stderr) when it cannot. Shared by
-    this module's file system and the warm server's guard (warm_jars)."""
+class CompileError(RuntimeError):
+    """javac could not build a jar; the message is why (javac's own words)."""
+
+
+def compile_jar(javac: str, source: Path, classpath: Path | str, target: Path) -> None:
+    """Compiles one Java source against a jar (or a class path) into the jar
+    `target`; CompileError when it cannot. Shared by this module's file
+    system, the warm server's guard (warm_jars) and the Hudi-and-Delta session
+    catalog (format_jars)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
         classes = Path(work) / "classes"
-        subprocess.run(
-            [javac, "--release", "8", "-nowarn", "-cp", str(classpath), "-d", str(classes)]
-            + [str(source)],
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        jdk.write_jar(
-            target,
-            (
-                (path.relative_to(classes).as_posix(), path.read_bytes())
-                for path in sorted(classes.rglob("*.class"))
-            ),
-        )
+        try:
+            subprocess.run(
+                [javac, "--release", "8", "-nowarn", "-cp", str(classpath), "-d", str(classes)]
+                + [str(source)],
+                check=True,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            jdk.write_jar(
+                target,
+                (
+                    (path.relative_to(classes).as_posix(), path.read_bytes())
+                    for path in sorted(classes.rglob("*.class"))
+                ),
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            detail = getattr(error, "stderr", "") or str(error)
+            raise CompileError(f"compiling {source.name} failed: {detail.strip()[:500]}") from error
 
 
 def jar(cache_dir: Path, notify: Callable[[str], None]) -> Path | None:
@@ -83,11 +92,8 @@ def jar(cache_dir: Path, notify: Callable[[str], None]) -> Path | None:
         return target
     try:
         compile_jar(javac, SOURCE, hadoop, target)
-    except (OSError, subprocess.SubprocessError) as error:
-        detail = getattr(error, "stderr", "") or str(error)
-        notify(
-            f"local file system: Hadoop's (compiling {SOURCE.name} failed: {detail.strip()[:500]})"
-        )
+    except CompileError as error:
+        notify(f"local file system: Hadoop's ({error})")
         return None
     return target
 

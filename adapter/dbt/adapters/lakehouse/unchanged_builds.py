@@ -9,10 +9,11 @@ commit. This is what lets a micro-batch run on data that did not change write
 nothing at all.
 
 Only lake tables have a position to compare (a Hudi table's latest instant,
-an Iceberg table's current snapshot): a model that also reads a view, a seed,
+an Iceberg table's current snapshot, a Delta table's latest version): a model that also reads a view, a seed,
 an ephemeral model or any other relation is always rebuilt. An Iceberg model
 records what it was built from as its positions are recorded
-(iceberg_history.py). The model's SQL must be a function of its upstreams (no
+(iceberg_history.py); a Delta table model in the table properties its
+CREATE OR REPLACE sets. The model's SQL must be a function of its upstreams (no
 current_date(), rand(), ...) for a skip to be right: that is why it is opt-in.
 
 An incremental model with `skip_unchanged: true` is not run when every range
@@ -30,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dbt.adapters.lakehouse.change_reads.ranges import COMMIT_META_PREFIX
-from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
+from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 from dbt.adapters.lakehouse.table_formats import is_iceberg_table
 
 BUILT_FROM_KEY = COMMIT_META_PREFIX + "built_from"
@@ -79,7 +80,7 @@ class BuildRecords:
         return {BUILT_FROM_KEY: noted} if noted is not None else {}
 
     def table_properties(self, model: Mapping[str, Any]) -> dict[str, str]:
-        """The same, for an Iceberg table built whole: its table properties."""
+        """The same, for an Iceberg or Delta table built whole: its table properties."""
         noted = self._noted.get(model["unique_id"])
         return {BUILT_FROM_PROPERTY: noted} if noted is not None else {}
 
@@ -92,4 +93,10 @@ class BuildRecords:
         if is_iceberg_table(table):
             recorded = self._metadata.iceberg_ancestry(table).recorded(BUILT_FROM_KEY)
             return recorded or self._metadata.table_properties(table).get(BUILT_FROM_PROPERTY)
-        return self._metadata.recorded(table, BUILT_FROM_KEY)
+        try:
+            return self._metadata.recorded(table, BUILT_FROM_KEY)
+        except Exception as exc:  # Spark's own exception on the embedded session
+            if not is_not_hudi(exc):
+                raise
+        # A Delta table model records it in the properties its build sets.
+        return self._metadata.table_properties(table).get(BUILT_FROM_PROPERTY)

@@ -11,7 +11,6 @@ no javac), dbt runs as before, and says why once.
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,9 +56,6 @@ def guard_jar(connect: Path, cache_dir: Path) -> Path:
         return target
     try:
         local_fs.compile_jar(javac, GUARD_SOURCE, connect, target)
-    except (OSError, subprocess.SubprocessError) as error:
-        detail = getattr(error, "stderr", "") or str(error)
-        raise WarmJarsUnavailable(
-            f"compiling {GUARD_SOURCE.name} failed: {detail.strip()[:500]}"
-        ) from error
+    except local_fs.CompileError as error:
+        raise WarmJarsUnavailable(str(error)) from error
     return target

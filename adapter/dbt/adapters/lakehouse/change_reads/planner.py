@@ -18,9 +18,9 @@ from dbt_common.exceptions import CompilationError
 from dbt.adapters.lakehouse import table_formats
 from dbt.adapters.lakehouse.change_reads import iceberg_ranges, ranges
 from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead, Timeline
-from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
+from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 from dbt.adapters.lakehouse.relation_configs.base import LiveTable
-from dbt.adapters.lakehouse.relation_configs.iceberg_table import KEY_PROPERTY
+from dbt.adapters.lakehouse.relation_configs.merge_table import KEY_PROPERTY
 from dbt.adapters.lakehouse.relation_configs.table_layout import (
     HOODIE_KEYS,
     TableLayout,
@@ -103,6 +103,12 @@ class ChangeReadPlanner:
                 "delete_condition (groups whose changes cancel out keep a row of zeros), or "
                 "recompute the touched groups with lake_changed_keys instead."
             )
+        if model.get("config", {}).get("file_format") == "delta":
+            raise CompilationError(
+                f"Model '{name}': change reads into a Delta model (lake_changes, "
+                "lake_signed_changes, lake_changed_keys) are not built yet. Write the model as "
+                "file_format 'hudi' or 'iceberg', or read its upstream whole with ref()."
+            )
         upstream_name = _qualified(upstream)
         this_name = _qualified(this) if this is not None else None
         if _is_iceberg(upstream):
@@ -131,7 +137,18 @@ class ChangeReadPlanner:
             )
             # A full cdc read renders the snapshot as images of these columns.
             columns = self._columns_of(upstream) if mode == "cdc" else []
-            timeline = self._timeline(upstream_name, for_cdc=mode == "cdc")
+            try:
+                timeline = self._timeline(upstream_name, for_cdc=mode == "cdc")
+            except Exception as exc:  # Spark's own exception on the embedded session
+                if not is_not_hudi(exc):
+                    raise
+                provider = self._metadata.describe(upstream_name).details.get("Provider", "")
+                raise CompilationError(
+                    f"Model '{name}' reads the changes of {upstream_name}, a "
+                    f"{provider or 'non-lake'} table: change reads read Hudi and Iceberg "
+                    "tables (of Delta tables: not built yet). Read it whole with ref(), or "
+                    "write it as file_format 'hudi' or 'iceberg'."
+                ) from exc
             read = ranges.plan_read(
                 upstream_name, mode, consumed, timeline, "fail" if signed else on_gap, name, columns
             )

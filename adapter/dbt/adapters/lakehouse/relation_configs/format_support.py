@@ -22,64 +22,84 @@ class Support:
     key: str
     hudi: str
     iceberg: str | None
+    delta: str | None
     # Per format it refuses: what to use instead, or why not.
     instead: dict[str, str] = field(default_factory=dict)
 
+
+# What a config not built for Delta yet says.
+NOT_YET = "Not built for Delta yet"
 
 CONFIGS: tuple[Support, ...] = (
     Support(
         "unique_key",
         hudi="the record key: upserts, deletes",
         iceberg="the MERGE's key: upserts, deletes (kept in the table property lakehouse.unique_key)",
+        delta="the MERGE's key: upserts, deletes (kept in the table property lakehouse.unique_key)",
     ),
     Support(
         "table_type",
         hudi="`cow` / `mor`: Hudi's table type",
         iceberg="`cow` / `mor`: `write.update.mode`, `write.delete.mode`, `write.merge.mode` "
         "copy-on-write / merge-on-read (position delete files)",
+        delta="`cow` / `mor`: deletion vectors off / on (`delta.enableDeletionVectors`)",
     ),
     Support(
         "precombine_key",
         hudi="Hudi's ordering field: the larger value wins in any arrival order",
         iceberg="the batch keeps the largest value per key, and the MERGE updates or deletes "
         "a stored row only when the incoming value is not smaller",
+        delta="as on Iceberg: the batch keeps the largest value per key, the MERGE "
+        "updates or deletes a stored row only when the incoming value is not smaller",
     ),
     Support(
         "partition_by",
         hudi="partition path fields",
         iceberg="identity partition fields",
+        delta="partition columns",
     ),
     Support(
         "index",
         hudi="Hudi's index (`bloom`, `simple`, `bucket` with `buckets`, ...)",
         iceberg="`{type: bucket, buckets: N}` only: a `bucket(N, unique_key)` partition field",
+        delta=None,
         instead={
             "iceberg": "Iceberg finds rows by its metadata, not an index: only "
-            "{type: bucket, buckets: N} applies (a bucket partition field on the unique_key)."
+            "{type: bucket, buckets: N} applies (a bucket partition field on the unique_key).",
+            "delta": "Delta has no bucket partitioning and finds rows by its file statistics: "
+            "remove index (partition_by partitions the table).",
         },
     ),
     Support(
         "delete_condition",
         hudi="batch rows matching it delete their key",
         iceberg="batch rows matching it delete their key (a MERGE's delete)",
+        delta="batch rows matching it delete their key (a MERGE's delete)",
     ),
     Support(
         "tblproperties",
         hudi="table properties",
         iceberg="table properties (Iceberg's own: `write.target-file-size-bytes`, ...)",
+        delta="table properties (Delta's own: `delta.targetFileSize`, ...)",
     ),
     Support(
         "hudi_options",
         hudi="any `hoodie.*` setting, for the table and its writes",
         iceberg=None,
-        instead={"iceberg": "Set Iceberg's table properties in tblproperties."},
+        delta=None,
+        instead={
+            "iceberg": "Set Iceberg's table properties in tblproperties.",
+            "delta": "Set Delta's table properties in tblproperties.",
+        },
     ),
     Support(
         "options",
         hudi="dbt-spark's `options`, mapped onto the typed configs",
         iceberg=None,
+        delta=None,
         instead={
-            "iceberg": "Use the typed configs, or Iceberg's table properties in tblproperties."
+            "iceberg": "Use the typed configs, or Iceberg's table properties in tblproperties.",
+            "delta": "Use the typed configs, or Delta's table properties in tblproperties.",
         },
     ),
     Support(
@@ -88,44 +108,66 @@ CONFIGS: tuple[Support, ...] = (
         iceberg="when data files with delete files are rewritten (`mor`): `rewrite_data_files` "
         "then `rewrite_position_delete_files`, the trigger counting snapshots since the last "
         "rewrite; `mode: schedule` leaves it to `lake_compact_scheduled`",
+        delta="when files with deletion vectors are rewritten (`mor`): `OPTIMIZE` then "
+        "`REORG TABLE ... APPLY (PURGE)`, the trigger counting versions since the last of "
+        "either; `mode: schedule` leaves it to `lake_compact_scheduled`",
     ),
     Support(
         "cleaning",
         hudi="how many commits' files are kept (unset: Hudi's 10 commits, after each write)",
         iceberg="`expire_snapshots` after each write, keeping the latest `retain` snapshots "
         "(unset: 10) or those of the last `retain` hours; `keep_latest_file_versions` refused",
+        delta="`VACUUM` after each write, keeping the files of the latest `retain` versions "
+        "(unset: 10) or of the last `retain` hours; `keep_latest_file_versions` refused",
     ),
     Support(
         "file_sizing",
         hudi="base and log file sizes",
         iceberg=None,
-        instead={"iceberg": "Set Iceberg's write.target-file-size-bytes in tblproperties."},
+        delta=None,
+        instead={
+            "iceberg": "Set Iceberg's write.target-file-size-bytes in tblproperties.",
+            "delta": "Set Delta's delta.targetFileSize in tblproperties.",
+        },
     ),
     Support(
         "skip_unchanged",
         hudi="no write when nothing it reads has a new commit",
         iceberg="no write when nothing it reads has a new commit or snapshot",
+        delta="`table` models: no rebuild when nothing it reads has a new commit, snapshot or "
+        "version (incremental models: not built yet)",
     ),
     Support(
         "location_root",
         hudi="the table's folder",
         iceberg=None,
+        delta=None,
         instead={
             "iceberg": "The iceberg catalog places its tables under the warehouse's iceberg/ "
-            "folder: remove location_root."
+            "folder: remove location_root.",
+            "delta": f"{NOT_YET}: remove location_root (Delta tables are managed tables of "
+            "the warehouse).",
         },
     ),
     Support(
         "clustered_by",
         hudi="refused: Hudi's bucket index does that job (`index: {type: bucket}`)",
         iceberg=None,
-        instead={"iceberg": "Set index: {type: bucket, buckets: N} with a unique_key."},
+        delta=None,
+        instead={
+            "iceberg": "Set index: {type: bucket, buckets: N} with a unique_key.",
+            "delta": "Delta has no bucketing: use partition_by.",
+        },
     ),
     Support(
         "buckets",
         hudi="refused: Hudi's bucket index does that job (`index: {type: bucket}`)",
         iceberg=None,
-        instead={"iceberg": "Set index: {type: bucket, buckets: N} with a unique_key."},
+        delta=None,
+        instead={
+            "iceberg": "Set index: {type: bucket, buckets: N} with a unique_key.",
+            "delta": "Delta has no bucketing: use partition_by.",
+        },
     ),
 )
 
@@ -142,6 +184,8 @@ STRATEGIES: dict[str, dict[str, str]] = {
         "(`WHEN NOT MATCHED BY SOURCE` deletes the window's other rows): one snapshot",
     },
 }
+# Delta runs the same statements (one commit each).
+STRATEGIES["delta"] = dict(STRATEGIES["iceberg"])
 
 
 def _given(value: Any) -> bool:
@@ -174,11 +218,23 @@ def check_strategy(model: str, fmt: str, strategy: str) -> None:
 
 def markdown_table() -> str:
     """The docs' table of configs by format (adapter/README.md)."""
-    lines = ["| config | `hudi` | `iceberg` |", "|---|---|---|"]
+    others = ("iceberg", "delta")
+    lines = [
+        "| config | `hudi` | " + " | ".join(f"`{f}`" for f in others) + " |",
+        "|---|---|" + "---|" * len(others),
+    ]
     for s in CONFIGS:
-        iceberg = s.iceberg if s.iceberg is not None else f"refused. {s.instead['iceberg']}"
-        lines.append(f"| `{s.key}` | {s.hudi} | {iceberg} |")
-    for strategies in STRATEGIES.values():
-        for name, how in strategies.items():
-            lines.append(f"| `incremental_strategy: {name}` | yes | {how} |")
+        cells = [
+            getattr(s, f) if getattr(s, f) is not None else f"refused. {s.instead[f]}"
+            for f in others
+        ]
+        lines.append(f"| `{s.key}` | {s.hudi} | " + " | ".join(cells) + " |")
+    for name, how in STRATEGIES["iceberg"].items():
+        cells = [how] + [
+            "as on Iceberg"
+            if STRATEGIES[f].get(name) == how
+            else STRATEGIES[f].get(name, "refused")
+            for f in others[1:]
+        ]
+        lines.append(f"| `incremental_strategy: {name}` | yes | " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -1,166 +1,34 @@
-"""A model's configs for an Iceberg table, parsed and validated in one place.
-
-The configs mean what they mean on Hudi (format_support.py has the table):
-`table_type` picks Iceberg's copy-on-write or merge-on-read for updates,
-deletes and merges; `unique_key` and `precombine_key` drive the MERGE that
-the macros (materializations/iceberg_write.sql) write; `index: {type:
-bucket}` is a bucket partition field. Iceberg keeps no record key of its own,
-so the table records the keys it was built with in its properties, and a model
-whose keys or partitioning changed is refused until a full refresh, as on Hudi.
+"""An Iceberg model's configs (merge_table.py parses them; format_support.py
+has the table): `table_type` picks Iceberg's copy-on-write or merge-on-read
+for updates, deletes and merges, and `index: {type: bucket}` is a bucket
+partition field on the unique_key.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from dbt.adapters.lakehouse.relation_configs import format_support
-from dbt.adapters.lakehouse.relation_configs.cleaning import CleaningConfig
-from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
-from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
-from dbt.adapters.lakehouse.relation_configs.parsing import positive_int, stringify
-from dbt.adapters.lakehouse.relation_configs.table_layout import KeyedTable, TableLayout
+from dbt.adapters.lakehouse.relation_configs.merge_table import (
+    KEY_PROPERTY,
+    PRECOMBINE_PROPERTY,
+    MergeTableConfig,
+)
 
-FORMAT = "iceberg"
+__all__ = ["KEY_PROPERTY", "PRECOMBINE_PROPERTY", "IcebergTableConfig"]
+
 # Iceberg's row-level operations, each copy-on-write or merge-on-read.
 MODES = ("write.update.mode", "write.delete.mode", "write.merge.mode")
 MODE_OF_TYPE = {"cow": "copy-on-write", "mor": "merge-on-read"}
-# Where the table keeps the settings Iceberg has no place for.
-KEY_PROPERTY = "lakehouse.unique_key"
-PRECOMBINE_PROPERTY = "lakehouse.precombine_key"
 # Row-level deletes (merge-on-read) need Iceberg's format version 2.
 FORMAT_VERSION = {"format-version": "2"}
 
 
 @dataclass(frozen=True)
-class IcebergTableConfig(KeyedTable):
-    model: str
-    layout: TableLayout = field(default_factory=TableLayout)
-    buckets: int | None = None
-    compaction: CompactionConfig = field(default_factory=CompactionConfig)
-    cleaning: CleaningConfig = field(default_factory=CleaningConfig)
-    delete_condition: str | None = None
-    user_properties: dict[str, str] = field(default_factory=dict)
+class IcebergTableConfig(MergeTableConfig):
+    format = "iceberg"
+    # What expire_snapshots expires.
+    position = "snapshot"
 
-    @classmethod
-    def from_model_config(cls, model: str, config: Mapping[str, Any]) -> IcebergTableConfig:
-        format_support.check(model, FORMAT, config)
-        layout = TableLayout.from_model_config(model, config)
-        delete_condition = config.get("delete_condition")
-        if delete_condition is not None and (
-            not isinstance(delete_condition, str) or not delete_condition.strip()
-        ):
-            raise LakeConfigError(
-                model, "delete_condition", delete_condition, "Expected a SQL boolean expression."
-            )
-        properties = config.get("tblproperties") or {}
-        if not isinstance(properties, Mapping):
-            raise LakeConfigError(
-                model, "tblproperties", properties, "Expected a mapping of property to value."
-            )
-        # Parsed as for Hudi (the same keys, values and checks), then what
-        # Iceberg has no way to do is refused.
-        cleaning = CleaningConfig.from_model_config(model, config, {})
-        if cleaning.policy == "keep_latest_file_versions":
-            raise LakeConfigError(
-                model,
-                "cleaning.policy",
-                cleaning.policy,
-                "Iceberg expires whole snapshots, not file versions: use keep_latest_commits "
-                "(snapshots) or keep_latest_by_hours.",
-            )
-        return cls(
-            model=model,
-            layout=layout,
-            buckets=_buckets(model, config.get("index"), layout),
-            compaction=CompactionConfig.from_model_config(model, config, {TableLayout: layout}),
-            cleaning=cleaning,
-            delete_condition=delete_condition.strip() if delete_condition else None,
-            user_properties={str(k): stringify(v) for k, v in properties.items()},
-        )
-
-    def resolve_strategy(self, name: str) -> str:
-        """The strategy a write runs: `name`, checked, or the one it runs as
-        without a unique_key (a merge with no key appends)."""
-        format_support.check_strategy(self.model, FORMAT, name)
-        strategy = self.strategy(name)
-        if strategy.needs_key and not self.record_key:
-            raise LakeConfigError(
-                self.model,
-                "unique_key",
-                None,
-                f"incremental_strategy '{name}' needs a unique_key (the MERGE's key).",
-            )
-        if self.delete_condition and not (strategy.deletes and self.record_key):
-            raise LakeConfigError(
-                self.model,
-                "delete_condition",
-                self.delete_condition,
-                "Deletes need a unique_key and incremental_strategy 'upsert' or 'merge', "
-                f"not '{name}'.",
-            )
-        return strategy.without_key if strategy.without_key and not self.record_key else name
-
-    # --- the table -----------------------------------------------------------
-
-    def partition_fields(self) -> list[str]:
-        """The PARTITIONED BY fields: identity columns, then the key's bucket."""
-        fields = list(self.partition_by)
-        if self.buckets:
-            fields.append(f"bucket({self.buckets}, {', '.join(self.record_key)})")
-        return fields
-
-    def table_properties(self) -> dict[str, str]:
+    def format_properties(self) -> dict[str, str]:
         mode = MODE_OF_TYPE[self.table_type]
-        own = {**FORMAT_VERSION, **{m: mode for m in MODES}}
-        if self.record_key:
-            own[KEY_PROPERTY] = ",".join(self.record_key)
-        if self.precombine_key:
-            own[PRECOMBINE_PROPERTY] = self.precombine_key
-        return {**own, **self.user_properties}
-
-    def changes(
-        self, tblproperties: Mapping[str, str], partition_fields: list[str]
-    ) -> dict[str, str]:
-        """The properties to set on an existing table; refuses, naming the
-        config, a change of what Iceberg cannot change under the MERGE's feet."""
-        pairs = [
-            ("unique_key", tblproperties.get(KEY_PROPERTY, ""), ",".join(self.record_key)),
-            (
-                "precombine_key",
-                tblproperties.get(PRECOMBINE_PROPERTY, ""),
-                self.precombine_key or "",
-            ),
-            ("partition_by", _fields(partition_fields), _fields(self.partition_fields())),
-        ]
-        for key, old, new in pairs:
-            if old.lower() != new.lower():
-                raise LakeConfigError(
-                    self.model,
-                    key,
-                    new or None,
-                    f"The table was built with {key} {old or 'unset'}: run with --full-refresh "
-                    "to rebuild it with the new one.",
-                )
-        wanted = self.table_properties()
-        return {k: v for k, v in wanted.items() if tblproperties.get(k) != v}
-
-
-def _buckets(model: str, index: Any, layout: TableLayout) -> int | None:
-    if index is None or index == {}:
-        return None
-    kind = index.get("type") if isinstance(index, Mapping) else None
-    if kind != "bucket" or set(index) - {"type", "buckets"}:
-        raise LakeConfigError(model, "index", index, format_support.BY_KEY["index"].instead[FORMAT])
-    if not layout.record_key:
-        raise LakeConfigError(
-            model, "index", index, "A bucket index buckets the unique_key: set unique_key too."
-        )
-    return positive_int(model, "index.buckets", index.get("buckets"), 16)
-
-
-def _fields(fields: Iterable[str]) -> str:
-    """Partition fields compared without spaces or case (Spark's DESCRIBE
-    writes `bucket(4, id)`, a model may write `bucket(4,id)`)."""
-    return ",".join(f.replace(" ", "").lower() for f in fields)
+        return {**FORMAT_VERSION, **{m: mode for m in MODES}}

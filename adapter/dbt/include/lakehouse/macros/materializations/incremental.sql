@@ -12,8 +12,8 @@
         and adapter.nothing_new_to_read(model, load_relation(this), lakehouse_upstream_relations()) -%}
     {%- set target_relation = lakehouse_skip_write("nothing new to read; not run") -%}
   {%- else -%}
-    {%- if fmt == 'iceberg' -%}
-      {%- set target_relation = lakehouse_write_iceberg_model(rebuild=should_full_refresh()) -%}
+    {%- if fmt in ('iceberg', 'delta') -%}
+      {%- set target_relation = lakehouse_write_merge_model(rebuild=should_full_refresh()) -%}
     {%- else -%}
       {%- set target_relation = lakehouse_write_hudi_model(rebuild=should_full_refresh()) -%}
     {%- endif -%}

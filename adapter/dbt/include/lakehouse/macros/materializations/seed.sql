@@ -12,19 +12,19 @@
     wrote an empty cell of a string column as the text 'None'; it is NULL here. -#}
 
 {#- A Hudi seed is created like any Hudi table: its type, keys, partitioning
-    and hoodie.* settings come from the typed config; an Iceberg seed like an
-    Iceberg model's table (its rows are inserted as the CSV has them). Other
-    formats: dbt-spark. -#}
+    and hoodie.* settings come from the typed config; an Iceberg or a Delta
+    seed like such a model's table (its rows are inserted as the CSV has
+    them). Other formats: dbt-spark. -#}
 {% macro lakehouse__create_csv_table(model, agate_table) -%}
   {%- set fmt = lakehouse_file_format() -%}
-  {%- if fmt not in ('hudi', 'iceberg') -%}
+  {%- if fmt not in ('hudi', 'iceberg', 'delta') -%}
     {{ return(spark__create_csv_table(model, agate_table)) }}
   {%- endif -%}
-  {%- set lake = adapter.hudi_config(model) if fmt == 'hudi' else adapter.iceberg_config(model) -%}
+  {%- set lake = adapter.hudi_config(model) if fmt == 'hudi' else lakehouse_merge_config(model) -%}
   {%- set columns = lakehouse_seed_columns(model, agate_table) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
-  {%- if fmt == 'iceberg' -%}
-    {%- set sql = lakehouse_create_iceberg_table(this, columns, lake) -%}
+  {%- if fmt != 'hudi' -%}
+    {%- set sql = lakehouse_create_merge_table(this, columns, lake) -%}
   {%- else -%}
     {%- set sql = lakehouse_create_hudi_table(this, columns, lake) -%}
   {%- endif -%}

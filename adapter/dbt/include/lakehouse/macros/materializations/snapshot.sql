@@ -13,10 +13,11 @@
 
 {% materialization snapshot, adapter='lakehouse' %}
   {%- set fmt = lakehouse_file_format() -%}
-  {%- if fmt not in ('hudi', 'iceberg') -%}
+  {%- if fmt not in ('hudi', 'iceberg', 'delta') -%}
     {{ return(materialization_snapshot_spark()) }}
   {%- endif -%}
-  {%- set iceberg = fmt == 'iceberg' -%}
+  {#- (Iceberg and Delta: the same MERGE on the scd id.) -#}
+  {%- set merge_format = fmt in ('iceberg', 'delta') -%}
   {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
   {%- set lake = lakehouse_snapshot_lake_config(columns.dbt_scd_id, fmt) -%}
   {%- set exists, target_relation = get_or_create_relation(
@@ -38,8 +39,8 @@
     {%- set staged = adapter.get_columns_in_relation(batch) -%}
     {%- do lake.check_columns(staged | map(attribute='name') | list) -%}
     {%- call statement('create_table') -%}
-      {%- if iceberg -%}
-        {{ lakehouse_create_iceberg_table(target_relation, staged, lake) }}
+      {%- if merge_format -%}
+        {{ lakehouse_create_merge_table(target_relation, staged, lake) }}
       {%- else -%}
         {{ lakehouse_create_hudi_table(target_relation, staged, lake) }}
       {%- endif -%}
@@ -47,7 +48,7 @@
     {%- set write_sql = lakehouse_snapshot_insert_sql(target_relation, batch) -%}
   {%- else -%}
     {%- do adapter.assert_valid_snapshot_target_given_strategy(target_relation, columns, strategy) -%}
-    {%- if not iceberg -%}
+    {%- if not merge_format -%}
       {%- do lakehouse_snapshot_check_table(target_relation, lake) -%}
     {%- endif -%}
     {%- set staging = adapter.scratch_relation(target_relation, 'staging') -%}
@@ -71,7 +72,7 @@
   {%- else -%}
     {#- Upsert by scd id: a closed version replaces its stored record, a new
         version is a new record. -#}
-    {%- if iceberg -%}
+    {%- if merge_format -%}
       {%- call statement('main') -%}
         {{ lakehouse_snapshot_merge_sql(target_relation, batch, columns.dbt_scd_id) }}
       {%- endcall -%}
@@ -94,7 +95,7 @@
 {% endmaterialization %}
 
 
-{#- The snapshot's lake configs (Hudi's, or Iceberg's for `fmt` iceberg). Its
+{#- The snapshot's lake configs (Hudi's, or Iceberg's or Delta's). Its
     unique_key names the source rows it tracks, but the adapter's config
     parsers read the record key from `unique_key`, so
     it is given a copy of the config with the scd id column there instead
@@ -112,7 +113,7 @@
   {%- set snapshot_config = model.config.copy() -%}
   {%- do snapshot_config.update({'unique_key': scd_id}) -%}
   {%- set node = {'name': model.name, 'config': snapshot_config} -%}
-  {{ return(adapter.iceberg_config(node) if fmt == 'iceberg' else adapter.hudi_config(node)) }}
+  {{ return(lakehouse_merge_config(node) if fmt in ('iceberg', 'delta') else adapter.hudi_config(node)) }}
 {%- endmacro %}
 
 

@@ -1,11 +1,11 @@
 {#- A Hudi `table` model is rebuilt through the same write path as incremental
-    models, an Iceberg one through Iceberg's (iceberg_write.sql); other
+    models, an Iceberg or a Delta one through theirs (merge_write.sql); other
     formats keep dbt-spark's materialization. With
     `skip_unchanged: true` it is rebuilt only when something it selects from
     has a new commit (see the adapter's unchanged_builds.py). -#}
 {% materialization table, adapter='lakehouse', supported_languages=['sql', 'python'] -%}
   {%- set fmt = lakehouse_file_format() -%}
-  {%- if fmt not in ('hudi', 'iceberg') or model.language != 'sql' -%}
+  {%- if fmt not in ('hudi', 'iceberg', 'delta') or model.language != 'sql' -%}
     {{ return(materialization_table_spark()) }}
   {%- endif -%}
   {{ run_hooks(pre_hooks) }}
@@ -16,8 +16,8 @@
         and adapter.unchanged_since_last_build(model, load_relation(this), lakehouse_upstream_relations()) -%}
     {%- set target_relation = lakehouse_skip_write("nothing it selects from has a new commit; not rebuilt") -%}
   {%- else -%}
-    {%- if fmt == 'iceberg' -%}
-      {%- set target_relation = lakehouse_write_iceberg_model(rebuild=true) -%}
+    {%- if fmt in ('iceberg', 'delta') -%}
+      {%- set target_relation = lakehouse_write_merge_model(rebuild=true) -%}
     {%- else -%}
       {%- set target_relation = lakehouse_write_hudi_model(rebuild=true) -%}
     {%- endif -%}

@@ -12,27 +12,30 @@
   {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == model -%}
     {%- if node.config.get('file_format', 'hudi') != 'hudi' -%}
       {{ exceptions.raise_compiler_error("Model '" ~ model ~ "' is a " ~ node.config.get('file_format')
-          ~ " table: this operation is Hudi's; on Iceberg: lake_compact, lake_clean, lake_rollback.") }}
+          ~ " table: this operation is Hudi's; on Iceberg and Delta: lake_compact, lake_clean,"
+          ~ " lake_rollback.") }}
     {%- endif -%}
     {{ return(node.schema ~ '.' ~ node.alias) }}
   {%- endfor -%}
   {{ exceptions.raise_compiler_error("No model named '" ~ model ~ "' in this project.") }}
 {%- endmacro %}
 
-{#- The graph node of the Iceberg model named `model`; none for any other. -#}
-{% macro lakehouse_iceberg_model(model) -%}
+{#- The graph node of the Iceberg or Delta model named `model`; none for any other. -#}
+{% macro lakehouse_merge_model(model) -%}
   {%- for node in graph.nodes.values() if model and node.resource_type == 'model'
-      and node.name == model and node.config.get('file_format') == 'iceberg' -%}
+      and node.name == model and node.config.get('file_format') in ('iceberg', 'delta') -%}
     {{ return(node) }}
   {%- endfor -%}
   {{ return(none) }}
 {%- endmacro %}
 
-{#- compact, clean or rollback (to `snapshot`) of an Iceberg model, with
-    its configs (the adapter's iceberg_services.py). -#}
-{% macro lakehouse_run_iceberg_service(node, service, snapshot=none) -%}
-  {%- set name = node.database ~ '.' ~ node.schema ~ '.' ~ node.alias -%}
-  {%- set statements = adapter.iceberg_service(node, service, snapshot) -%}
+{#- compact, clean or rollback (to `position`: a snapshot id, a Delta version)
+    of an Iceberg or a Delta model, with its configs (the adapter's
+    iceberg_services.py, delta_services.py). -#}
+{% macro lakehouse_run_merge_service(node, service, position=none) -%}
+  {%- set name = ([node.database] if node.database else []) + [node.schema, node.alias] -%}
+  {%- set name = name | join('.') -%}
+  {%- set statements = adapter.table_service(node, service, position) -%}
   {%- if not statements -%}
     {{ log(service ~ " of " ~ name ~ ": nothing to do", info=true) }}
   {%- endif -%}
@@ -70,9 +73,9 @@
 {#- op: schedule (plan only), run (execute pending plans, scheduling one first
     when none is pending). -#}
 {% macro lake_compact(model=none, table=none, op='run') -%}
-  {%- set iceberg = lakehouse_iceberg_model(model) -%}
-  {%- if iceberg is not none -%}
-    {{ return(lakehouse_run_iceberg_service(iceberg, 'compact')) }}
+  {%- set merge_model = lakehouse_merge_model(model) -%}
+  {%- if merge_model is not none -%}
+    {{ return(lakehouse_run_merge_service(merge_model, 'compact')) }}
   {%- endif -%}
   {%- set name = lakehouse_table_name(model, table) -%}
   {%- if op not in ['schedule', 'run'] -%}
@@ -112,11 +115,12 @@
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
-  {#- Iceberg has no plans: a schedule-mode model is compacted here when its trigger is met. -#}
+  {#- Iceberg and Delta have no plans: a schedule-mode model is compacted here
+      when its trigger is met. -#}
   {%- for node in graph.nodes.values()
-      if node.resource_type == 'model' and node.config.get('file_format') == 'iceberg'
+      if node.resource_type == 'model' and node.config.get('file_format') in ('iceberg', 'delta')
       and adapter.get_relation(node.database, node.schema, node.alias) is not none -%}
-    {%- do lakehouse_run_iceberg_service(node, 'scheduled') -%}
+    {%- do lakehouse_run_merge_service(node, 'scheduled') -%}
   {%- endfor -%}
 {%- endmacro %}
 
@@ -134,9 +138,9 @@
 
 {#- Cleans with the model's cleaning config when a model is given, else the table's. -#}
 {% macro lake_clean(model=none, table=none) -%}
-  {%- set iceberg = lakehouse_iceberg_model(model) -%}
-  {%- if iceberg is not none -%}
-    {{ return(lakehouse_run_iceberg_service(iceberg, 'clean')) }}
+  {%- set merge_model = lakehouse_merge_model(model) -%}
+  {%- if merge_model is not none -%}
+    {{ return(lakehouse_run_merge_service(merge_model, 'clean')) }}
   {%- endif -%}
   {%- set name = lakehouse_table_name(model, table) -%}
   {%- set args = {'table': name} -%}
@@ -166,9 +170,9 @@
 
 {#- Retracts the completed write `instant` (the latest one) and its data. -#}
 {% macro lake_rollback(instant, model=none, table=none) -%}
-  {%- set iceberg = lakehouse_iceberg_model(model) -%}
-  {%- if iceberg is not none -%}
-    {{ return(lakehouse_run_iceberg_service(iceberg, 'rollback', instant | string)) }}
+  {%- set merge_model = lakehouse_merge_model(model) -%}
+  {%- if merge_model is not none -%}
+    {{ return(lakehouse_run_merge_service(merge_model, 'rollback', instant | string)) }}
   {%- endif -%}
   {%- set name = lakehouse_table_name(model, table) -%}
   {%- set result = lakehouse_call('rollback_to_instant', {'table': name, 'instant_time': instant | string}) -%}

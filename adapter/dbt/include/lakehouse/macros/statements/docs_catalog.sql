@@ -42,3 +42,13 @@ select snapshot_id, operation, committed_at,
 from {{ table }}.snapshots
 order by committed_at desc
 {%- endmacro %}
+
+{#- A Delta table's files and bytes now (one row: numFiles, sizeInBytes, ...). -#}
+{% macro lakehouse__delta_detail(table) -%}
+describe detail {{ table }}
+{%- endmacro %}
+
+{#- A Delta table's commits, newest first (version, timestamp, operation, ...). -#}
+{% macro lakehouse__delta_history(table) -%}
+describe history {{ table }}
+{%- endmacro %}

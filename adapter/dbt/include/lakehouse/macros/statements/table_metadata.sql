@@ -108,3 +108,28 @@ call {{ catalog }}.system.expire_snapshots(table => '{{ table }}', older_than =>
 {% macro lakehouse__iceberg_rollback(catalog, table, snapshot_id) -%}
 call {{ catalog }}.system.rollback_to_snapshot(table => '{{ table }}', snapshot_id => {{ snapshot_id }})
 {%- endmacro %}
+
+{#- Delta's compaction: small files bin-packed... -#}
+{% macro lakehouse__delta_optimize(table) -%}
+optimize {{ table }}
+{%- endmacro %}
+
+{#- ...and files with deletion vectors rewritten with the deletes applied. -#}
+{% macro lakehouse__delta_purge(table) -%}
+reorg table {{ table }} apply (purge)
+{%- endmacro %}
+
+{#- Delta's cleaning: files no version of the last `hours` reads are deleted. -#}
+{% macro lakehouse__delta_vacuum(table, hours) -%}
+vacuum {{ table }} retain {{ hours }} hours
+{%- endmacro %}
+
+{#- Delta's rollback: the table's current version becomes a copy of an earlier one. -#}
+{% macro lakehouse__delta_restore(table, version) -%}
+restore table {{ table }} to version as of {{ version }}
+{%- endmacro %}
+
+{#- A Delta table's latest versions, newest first (version, operation, ...). -#}
+{% macro lakehouse__delta_latest_versions(table) -%}
+describe history {{ table }} limit 3
+{%- endmacro %}

@@ -1,12 +1,14 @@
-"""Iceberg models under the configs Hudi models take, beside Hudi models in one
-project: real dbt processes (warm start, as a user runs them) on a lake of
-their own, whose profile says nothing of Iceberg: the session loads Iceberg's
-jar and catalog because the project has Iceberg models.
+"""Iceberg and Delta models under the configs Hudi models take, beside Hudi
+models in one project: real dbt processes (warm start, as a user runs them)
+on a lake of their own, whose profile says nothing of either format: the
+session loads their jars and catalogs because the project has such models.
 
 The tests run in file order on one lake, each batch building on the last:
 Hudi `changes` -> Iceberg merge (mor, bucketed) / merge (cow, update columns) /
-append / insert_overwrite -> Iceberg `table` -> Hudi `table`. Tables are read
-back through the lake's server; the module fixture stops it by pid.
+append / insert_overwrite -> Iceberg `table` -> Hudi `table`, and the same
+writes as Delta models (`delta_*`), whose rows must equal the Iceberg ones.
+Tables are read back through the lake's server; the module fixture stops it
+by pid.
 """
 
 from __future__ import annotations
@@ -134,7 +136,30 @@ STAGE_ONLY = """
   {% do run_query('reset spark.wap.id') %}
 {% endmacro %}
 """
+# The same models as Delta tables (mor: deletion vectors; Delta takes no
+# bucket index; the cleaning is on the table whose overwrite removes files).
+DELTA_MODELS = {
+    "delta_orders": """
+{{ config(materialized='incremental', file_format='delta', table_type='mor',
+          unique_key='id', precombine_key='ts', delete_condition="op = 'D'",
+          partition_by='day', compaction={'delta_commits': 2}) }}
+select id, name, ts, op, day from {{ ref('changes') }}
+""",
+    "delta_orders_cow": ORDERS_COW.replace("file_format='iceberg'", "file_format='delta'"),
+    "delta_change_log": """
+{{ config(materialized='incremental', file_format='delta') }}
+select id, op, {{ var('batch') }} as batch from {{ ref('changes') }}
+""",
+    "delta_daily": DAILY.replace(
+        "partition_by='day')", "partition_by='day', cleaning={'retain': 1})"
+    ).replace("file_format='iceberg'", "file_format='delta'"),
+}
+DELTA_MODELS["delta_totals"] = """
+{{ config(materialized='table', file_format='delta', skip_unchanged=true) }}
+select count(*) as orders, sum(ts) as ts_sum from {{ ref('delta_orders') }}
+"""
 MODELS = {
+    **DELTA_MODELS,
     "changes": CHANGES,
     "orders": ORDERS,
     "orders_cow": ORDERS_COW,
@@ -175,10 +200,16 @@ def snapshots(lake: WarmLake, table: str) -> list[str]:
     ]
 
 
+def delta_history(lake: WarmLake, table: str) -> list[tuple[str, dict]]:
+    """(operation, operation metrics) of each commit of a Delta table, oldest first."""
+    rows = lake.rows(f"describe history warm.{table}")
+    return [(row[4], dict(row[12] or {})) for row in sorted(rows, key=lambda r: r[0])]
+
+
 def test_a_project_with_iceberg_models_gets_iceberg_beside_hudi(lake):
     output = run(lake, 1)
     assert "iceberg.warm.orders" in output  # the model's relation names its catalog
-    assert lake.query("set spark.lakehouse.tableFormats")[1] == "hudi,iceberg"
+    assert lake.query("set spark.lakehouse.tableFormats")[1] == "hudi,iceberg,delta"
     assert lake.rows("select id, name, ts from iceberg.warm.orders order by id") == [
         (1, "a", 1),
         (2, "b", 1),
@@ -190,16 +221,53 @@ def test_a_project_with_iceberg_models_gets_iceberg_beside_hudi(lake):
     hudi_tables = {row[1] for row in lake.rows("show tables in warm")}
     assert {"changes", "totals_hudi"} <= hudi_tables and "orders" not in hudi_tables
     assert (lake.lake / "warehouse" / "iceberg" / "warm" / "orders" / "metadata").is_dir()
+    # Delta's tables share the session catalog with Hudi's: schema.table.
+    assert {"delta_orders", "delta_totals"} <= hudi_tables
+    assert (lake.lake / "warehouse" / "warm.db" / "delta_orders" / "_delta_log").is_dir()
+    assert lake.query("select orders, ts_sum from warm.delta_totals") == (3, 3)
+
+
+def live_deletion_vectors(lake: WarmLake, table: str) -> int:
+    """How many files of a Delta table's current version carry a deletion
+    vector, replaying its log on disk (a few commits: no checkpoint yet)."""
+    live: dict[str, object] = {}
+    log = lake.lake / "warehouse" / "warm.db" / table / "_delta_log"
+    for commit in sorted(log.glob("*.json")):
+        for line in commit.read_text().splitlines():
+            action = json.loads(line)
+            if "add" in action:
+                live[action["add"]["path"]] = action["add"].get("deletionVector")
+            elif "remove" in action:
+                live.pop(action["remove"]["path"], None)
+    return sum(1 for vector in live.values() if vector)
 
 
 def test_merge_keeps_the_latest_version_per_key_and_deletes_by_condition(lake):
-    run(lake, 2)
+    output = run(lake, 2)
     assert lake.rows("select id, name, ts, day from iceberg.warm.orders order by id") == [
         (1, "a2", 2, _date("2026-01-01")),
         (2, "b", 1, _date("2026-01-01")),  # ts 0 is older than the stored 1
         (4, "d3", 3, _date("2026-01-03")),  # the batch's larger ts
     ]
     assert lake.query("select orders, ts_sum from warm.totals_hudi") == (3, 6)
+    # The Delta model: the same rows, and its merge (mor) marked the replaced
+    # and deleted rows in deletion vectors instead of rewriting their files.
+    assert lake.rows("select id, name, ts, day from warm.delta_orders order by id") == lake.rows(
+        "select id, name, ts, day from iceberg.warm.orders order by id"
+    )
+    assert lake.query("select orders, ts_sum from warm.delta_totals") == (3, 6)
+    history = delta_history(lake, "delta_orders")
+    assert [op for op, _ in history[:2]] == ["CREATE OR REPLACE TABLE AS SELECT", "MERGE"]
+    merged = history[1][1]
+    assert int(merged["numTargetDeletionVectorsAdded"]) > 0
+    assert int(merged["numTargetRowsUpdated"]) == 1 and int(merged["numTargetRowsDeleted"]) == 1
+    # Its second version met the compaction trigger: OPTIMIZE (and REORG
+    # when deletion vectors were left) rewrote the files, the rows the same.
+    compactions = [op for op, _ in history[2:]]
+    assert compactions and set(compactions) <= {"OPTIMIZE", "REORG"}
+    assert live_deletion_vectors(lake, "delta_orders") == 0
+    # Cleaning after the overwrite: VACUUM, keeping the files of the latest version.
+    assert "delta_daily: vacuum warm.delta_daily retain" in output
     # One snapshot a write (the first a CREATE OR REPLACE); merge-on-read: the
     # MERGE wrote position delete files, not rewritten data files; then its
     # second commit met the compaction trigger: a rewrite of the data files
@@ -227,6 +295,13 @@ def test_cow_merge_updates_only_the_named_columns(lake):
         (4, "d3", 3, _date("2026-01-03")),
     ]
     assert lake.query("select count(*) from iceberg.warm.orders_cow.delete_files")[0] == 0
+    assert rows_of(lake, "warm.delta_orders_cow", "first_day") == rows_of(
+        lake, "iceberg.warm.orders_cow", "first_day"
+    )
+    # cow: the merge rewrote files, no deletion vector.
+    merged = delta_history(lake, "delta_orders_cow")[-1][1]
+    assert int(merged["numTargetDeletionVectorsAdded"]) == 0
+    assert int(merged["numTargetFilesRemoved"]) > 0
 
 
 def test_append_keeps_every_row_and_insert_overwrite_replaces_the_batch_days(lake):
@@ -238,20 +313,35 @@ def test_append_keeps_every_row_and_insert_overwrite_replaces_the_batch_days(lak
         (_date("2026-01-02"), 1),
         (_date("2026-01-03"), 2),
     ]
+    assert lake.query("select count(*), max(batch) from warm.delta_change_log") == (8, 2)
+    assert lake.rows("select day, changes from warm.delta_daily order by day") == lake.rows(
+        "select day, changes from iceberg.warm.daily order by day"
+    )
 
 
 def test_an_empty_batch_writes_no_snapshot(lake):
     tables = ("orders", "orders_cow", "change_log", "daily", "totals", "cow_sums")
     before = {t: snapshots(lake, t) for t in tables}
+    delta_tables = (
+        "delta_orders",
+        "delta_orders_cow",
+        "delta_change_log",
+        "delta_daily",
+        "delta_totals",
+    )
+    delta_before = {t: delta_history(lake, t) for t in delta_tables}
     hudi_before = lake.rows("call show_commits(table => 'warm.totals_hudi', limit => 10)")
     output = run(lake, 3)
     assert "no new rows, no snapshot written" in output
     assert {t: snapshots(lake, t) for t in before} == before
+    assert {t: delta_history(lake, t) for t in delta_tables} == delta_before
     # skip_unchanged: orders has no new snapshot, so neither table model is
     # rebuilt (the Hudi one compares its Iceberg upstream's current
     # snapshot); cow_sums read an empty range, and is not run.
     assert "totals: nothing it selects from has a new commit; not rebuilt" in output
     assert "totals_hudi: nothing it selects from has a new commit; not rebuilt" in output
+    # (The Delta one compares its Delta upstream's latest version.)
+    assert "delta_totals: nothing it selects from has a new commit; not rebuilt" in output
     assert "cow_sums: nothing new to read; not run" in output
     assert lake.rows("call show_commits(table => 'warm.totals_hudi', limit => 10)") == hudi_before
 
@@ -260,8 +350,8 @@ def cow_sums(lake: WarmLake) -> list[tuple]:
     return lake.rows("select first_day, n, ts_sum from iceberg.warm.cow_sums order by first_day")
 
 
-def rows_of(lake: WarmLake, table: str) -> list[tuple]:
-    return lake.rows(f"select id, name, ts from {table} order by id")
+def rows_of(lake: WarmLake, table: str, *more: str) -> list[tuple]:
+    return lake.rows(f"select {', '.join(['id', 'name', 'ts', *more])} from {table} order by id")
 
 
 def assert_cow_state_is_current(lake: WarmLake) -> None:
@@ -340,8 +430,12 @@ def test_change_reads_of_an_iceberg_table_exactly_once_across_a_killed_write(lak
 def test_microbatch_replaces_each_window_in_one_snapshot(lake):
     model = lake.project / "models" / "days.sql"
     model.write_text(MICROBATCH)
-    window = ("-s", "days", "--event-time-start")
+    # Its Delta twin, checked against it after each run.
+    delta_model = lake.project / "models" / "delta_days.sql"
+    delta_model.write_text(MICROBATCH.replace("file_format='iceberg'", "file_format='delta'"))
+    window = ("-s", "days", "delta_days", "--event-time-start")
     days = "select id, name, ts, day from iceberg.warm.days order by id"
+    delta_days = days.replace("iceberg.warm.days", "warm.delta_days")
     try:
         # `changes` holds batch 4: 2 on the 1st, 5 on the 2nd.
         run(lake, 4, *window, "2026-01-01", "--event-time-end", "2026-01-04")
@@ -349,6 +443,7 @@ def test_microbatch_replaces_each_window_in_one_snapshot(lake):
             (2, "b4", 4, _date("2026-01-01")),
             (5, "e", 1, _date("2026-01-02")),
         ]
+        assert lake.rows(delta_days) == lake.rows(days)
         run(lake, 2, "-s", "changes")
         written = len(snapshots(lake, "days"))
         # The 1st again, from batch 2: its rows replace the window's, even 2's
@@ -359,6 +454,7 @@ def test_microbatch_replaces_each_window_in_one_snapshot(lake):
             (2, "stale", 0, _date("2026-01-01")),
             (5, "e", 1, _date("2026-01-02")),
         ]
+        assert lake.rows(delta_days) == lake.rows(days)
         # The 2nd (nothing left in its source: 5 goes) and the 3rd (4's larger ts).
         run(lake, 2, *window, "2026-01-02", "--event-time-end", "2026-01-04")
         assert lake.rows(days) == [
@@ -366,10 +462,13 @@ def test_microbatch_replaces_each_window_in_one_snapshot(lake):
             (2, "stale", 0, _date("2026-01-01")),
             (4, "d3", 3, _date("2026-01-03")),
         ]
+        assert lake.rows(delta_days) == lake.rows(days)
         # One MERGE a window: three windows, three snapshots.
         assert snapshots(lake, "days")[written:] == ["overwrite"] * 3
+        assert [op for op, _ in delta_history(lake, "delta_days")][-3:] == ["MERGE"] * 3
     finally:
         model.unlink()
+        delta_model.unlink()
 
 
 SEED_V1 = "id,region,rate\n1,eu,1.5\n2,us,2.0\n3,eu,0.5\n"
@@ -389,15 +488,19 @@ SNAPSHOT = """
 select id, region, rate from {{ ref('rates') }}
 {% endsnapshot %}
 """
+DELTA_SNAPSHOT = SNAPSHOT.replace("rates_history", "rates_history_delta").replace(
+    "file_format='iceberg'", "file_format='delta'"
+)
 
 
-def test_seeds_and_snapshots_as_iceberg_tables(lake):
+def test_seeds_and_snapshots_as_iceberg_and_delta_tables(lake):
     seeds, snaps = lake.project / "seeds", lake.project / "snapshots"
     seeds.mkdir(exist_ok=True)
     snaps.mkdir(exist_ok=True)
     (seeds / "_seeds.yml").write_text(SEED_CONFIG)
     (seeds / "rates.csv").write_text(SEED_V1)
     (snaps / "rates_history.sql").write_text(SNAPSHOT)
+    (snaps / "rates_history_delta.sql").write_text(DELTA_SNAPSHOT)
     rates = "select id, region, rate from iceberg.warm.rates order by id"
     history = (
         "select id, rate, dbt_valid_to is null from iceberg.warm.rates_history order by id, rate"
@@ -423,6 +526,15 @@ def test_seeds_and_snapshots_as_iceberg_tables(lake):
         (4, 3.0, True),
     ]
     assert snapshots(lake, "rates_history")[1:] == ["overwrite"]
+    # The same snapshot as a Delta table: the same versions, one MERGE a run.
+    assert lake.rows(history.replace("iceberg.warm.rates_history", "warm.rates_history_delta")) == (
+        lake.rows(history)
+    )
+    assert [op for op, _ in delta_history(lake, "rates_history_delta")] == [
+        "CREATE TABLE",
+        "MERGE",
+        "MERGE",
+    ]
     code, output = lake.dbt("snapshot")
     assert code == 0 and "no changes, no commit written" in output, output
 
@@ -439,21 +551,47 @@ def test_a_changed_bucket_count_asks_for_a_full_refresh_which_keeps_the_history(
     assert [row[1] for row in described if row[0].startswith("Part ")] == ["day", "bucket(8, id)"]
 
 
-def test_a_config_iceberg_does_not_take_fails_the_model_naming_the_fix(lake):
-    bad = lake.project / "models" / "bad.sql"
-    bad.write_text(
-        "{{ config(materialized='incremental', file_format='iceberg', unique_key='id',"
-        " hudi_options={'hoodie.index.type': 'SIMPLE'}) }}\nselect 1 as id"
-    )
+BAD_MODELS = {
+    "bad": "{{ config(materialized='incremental', file_format='iceberg', unique_key='id',"
+    " hudi_options={'hoodie.index.type': 'SIMPLE'}) }}\nselect 1 as id",
+    "bad_delta": "{{ config(materialized='incremental', file_format='delta', unique_key='id',"
+    " index={'type': 'bucket', 'buckets': 4}) }}\nselect 1 as id",
+    # Change reads of and into Delta models: not built yet.
+    "reads_delta": "{{ config(materialized='incremental') }}\n"
+    "select id from {{ lake_changes(ref('delta_orders')) }} as c",
+    "delta_reads": "{{ config(materialized='incremental', file_format='delta') }}\n"
+    "select id from {{ lake_changes(ref('changes')) }} as c",
+}
+
+
+def test_a_config_a_format_does_not_take_fails_the_model_naming_the_fix(lake):
+    models = lake.project / "models"
+    for name, sql in BAD_MODELS.items():
+        (models / f"{name}.sql").write_text(sql)
     try:
-        output = run(lake, 3, "-s", "bad", expect_ok=False)
+        output = run(lake, 3, "-s", *BAD_MODELS, expect_ok=False)
     finally:
-        bad.unlink()
+        for name in BAD_MODELS:
+            (models / f"{name}.sql").unlink()
     assert "Model 'bad': config 'hudi_options'" in output
     assert "file_format 'iceberg'" in output and "tblproperties" in output
+    assert "Model 'bad_delta': config 'index'" in output
+    assert "file_format 'delta'" in output and "partition_by" in output
+    assert "Model 'reads_delta' reads the changes of warm.delta_orders, a delta table" in output
+    assert "Model 'delta_reads': change reads into a Delta model" in output
+    assert "ERROR=4" in output
 
 
-def test_lake_rollback_and_lake_compact_on_an_iceberg_model(lake):
+def test_lake_rollback_and_lake_compact_on_iceberg_and_delta_models(lake):
+    # On Delta: RESTORE to the first version, OPTIMIZE.
+    args = json.dumps({"model": "delta_orders_cow", "instant": 0})
+    code, output = lake.dbt("run-operation", "lake_rollback", "--args", args)
+    assert code == 0, output
+    assert lake.query("select count(*), sum(ts) from warm.delta_orders_cow") == (3, 3)
+    assert delta_history(lake, "delta_orders_cow")[-1][0] == "RESTORE"
+    code, output = lake.dbt("run-operation", "lake_compact", "--args", '{"model": "delta_orders"}')
+    assert code == 0 and "optimize warm.delta_orders" in output, output
+
     first = lake.rows(
         "select snapshot_id from iceberg.warm.orders_cow.snapshots order by committed_at"
     )[0][0]
@@ -493,6 +631,14 @@ def test_the_docs_catalog_lists_iceberg_models_with_their_snapshot_stats(lake):
     newest = "select summary['total-data-files'] from iceberg.warm.orders.snapshots"
     assert stats["files"] == int(lake.query(f"{newest} order by committed_at desc limit 1")[0]) > 0
     assert "model.warm.totals_hudi" in catalog["nodes"]  # the Hudi models still there
+    delta_orders = catalog["nodes"]["model.warm.delta_orders"]
+    assert list(delta_orders["columns"]) == ["id", "name", "ts", "op", "day"]
+    delta_stats = {key: stat["value"] for key, stat in delta_orders["stats"].items()}
+    assert delta_stats["commits"] == len(delta_history(lake, "delta_orders"))
+    assert delta_stats["rows"] == lake.query("select count(*) from warm.delta_orders")[0]
+    detail = lake.query("describe detail warm.delta_orders")  # (numFiles, sizeInBytes): 9, 10
+    assert (delta_stats["files"], delta_stats["bytes"]) == (detail[9], detail[10])
+    assert delta_stats["files"] > 0
     # orders_cow's readers, a Hudi model and an Iceberg one, are where they
     # read last (up to date), in its snapshots.
     cow = {

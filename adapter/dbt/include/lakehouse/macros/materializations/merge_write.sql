@@ -1,21 +1,24 @@
-{#- The write path of an Iceberg model (`file_format: iceberg`), shared by the
-    `table` and `incremental` materializations. The configs mean what they
-    mean on Hudi (the adapter's relation_configs/format_support.py); the SQL is
-    Iceberg's: a keyed write is a MERGE whose batch keeps one row per key (the
-    largest precombine_key; on a tie a delete), and which updates or deletes a
-    stored row only when the incoming precombine_key is not smaller. The batch
-    is staged once (scratch_tables.sql), as for Hudi, so the emptiness probe
-    and the write read the same rows.
+{#- The write path of an Iceberg or a Delta model (`file_format: iceberg` or
+    `delta`), shared by the `table` and `incremental` materializations. The
+    configs mean what they mean on Hudi (the adapter's
+    relation_configs/format_support.py); the SQL is plain Spark SQL that both
+    formats run: a keyed write is a MERGE whose batch keeps one row per key
+    (the largest precombine_key; on a tie a delete), and which updates or
+    deletes a stored row only when the incoming precombine_key is not smaller.
+    The batch is staged once (scratch_tables.sql), as for Hudi, so the
+    emptiness probe and the write read the same rows.
 
-    What the model consumed with lake_changes is recorded in the commit that
-    writes its rows (change_reads/iceberg_ranges.py): a table built whole
-    keeps it in the table properties its CREATE OR REPLACE sets; an
-    incremental write is staged under a write-audit-publish id that holds it
-    (in the snapshot's summary) and then published; a run that writes nothing
-    sets it as table properties. -#}
+    On Iceberg, what the model consumed with lake_changes is recorded in the
+    commit that writes its rows (change_reads/iceberg_ranges.py): a table
+    built whole keeps it in the table properties its CREATE OR REPLACE sets;
+    an incremental write is staged under a write-audit-publish id that holds
+    it (in the snapshot's summary) and then published; a run that writes
+    nothing sets it as table properties. (Change reads into a Delta model
+    are refused until built.) -#}
 
-{% macro lakehouse_write_iceberg_model(rebuild) -%}
-  {%- set lake = adapter.iceberg_config(model) -%}
+{% macro lakehouse_write_merge_model(rebuild) -%}
+  {%- set lake = lakehouse_merge_config(model) -%}
+  {%- set iceberg = lake.format == 'iceberg' -%}
   {%- set strategy = lakehouse_write_strategy(lake) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_relation(this) -%}
@@ -27,7 +30,9 @@
 
   {#- (A write that failed in an earlier model of this session may have left
       its write-audit-publish id: a write under it would only be staged.) -#}
-  {%- do lakehouse_iceberg_wap_id(none) -%}
+  {%- if iceberg -%}
+    {%- do lakehouse_iceberg_wap_id(none) -%}
+  {%- endif -%}
   {%- do lakehouse_stage_change_reads() -%}
   {%- do lakehouse_create_scratch_table(temp_relation, lakehouse_model_sql()) -%}
   {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}
@@ -38,14 +43,14 @@
         per key, no deletes) in one commit; a table already there keeps its
         history (its earlier snapshots) and its readers never miss it. -#}
     {%- set properties = lake.table_properties() -%}
-    {%- do properties.update(adapter.iceberg_table_records(model)) -%}
+    {%- do properties.update(adapter.table_records(model)) -%}
     {%- call statement('main') -%}
       create or replace table {{ target_relation }}
-      {{ lakehouse_iceberg_table_spec(lake, properties) }}
+      {{ lakehouse_merge_table_spec(lake, properties) }}
       as select {{ columns | map(attribute='quoted') | join(', ') }}
-      from {{ lakehouse_iceberg_batch(temp_relation, columns, lake, with_deletes=false) }}
+      from {{ lakehouse_merge_batch(temp_relation, columns, lake, with_deletes=false) }}
     {%- endcall -%}
-    {%- do lakehouse_iceberg_services(target_relation, lake) -%}
+    {%- do lakehouse_table_services(target_relation, lake) -%}
   {%- else -%}
     {%- set table_props, partition_fields = adapter.catalog_table_settings(existing_relation) -%}
     {%- do lakehouse_update_table_properties(target_relation, lake.changes(table_props, partition_fields)) -%}
@@ -74,7 +79,7 @@
           set spark.sql.sources.partitionOverwriteMode = dynamic
         {%- endcall -%}
       {%- endif -%}
-      {%- set wap_id = adapter.iceberg_wap_id(model, invocation_id) -%}
+      {%- set wap_id = adapter.iceberg_wap_id(model, invocation_id) if iceberg else none -%}
       {%- if wap_id -%}
         {%- if table_props.get('write.wap.enabled') != 'true' -%}
           {%- do lakehouse_update_table_properties(target_relation, {'write.wap.enabled': 'true'}) -%}
@@ -82,7 +87,7 @@
         {%- do lakehouse_iceberg_wap_id(wap_id) -%}
       {%- endif -%}
       {%- call statement('main') -%}
-        {{ lakehouse_iceberg_write_sql(strategy, arg_dict, lake) }}
+        {{ lakehouse_merge_write_sql(strategy, arg_dict, lake) }}
       {%- endcall -%}
       {%- if wap_id -%}
         {%- do lakehouse_iceberg_wap_id(none) -%}
@@ -95,7 +100,7 @@
           reset spark.sql.sources.partitionOverwriteMode
         {%- endcall -%}
       {%- endif -%}
-      {%- do lakehouse_iceberg_services(target_relation, lake) -%}
+      {%- do lakehouse_table_services(target_relation, lake) -%}
     {%- endif -%}
   {%- endif -%}
   {%- do lakehouse_drop_scratch_table(temp_relation) -%}
@@ -104,10 +109,17 @@
 {%- endmacro %}
 
 
-{#- What follows CREATE TABLE's name and columns for an Iceberg table of the
-    model's configs: format, partition fields, table properties. -#}
-{% macro lakehouse_iceberg_table_spec(lake, properties) -%}
-      using iceberg
+{#- The configs of an Iceberg or a Delta model (merge_table.py in the adapter). -#}
+{% macro lakehouse_merge_config(node) -%}
+  {%- set fmt = node.config.get('file_format') -%}
+  {{ return(adapter.delta_config(node) if fmt == 'delta' else adapter.iceberg_config(node)) }}
+{%- endmacro %}
+
+
+{#- What follows CREATE TABLE's name and columns for an Iceberg or a Delta
+    table of the model's configs: format, partition fields, table properties. -#}
+{% macro lakehouse_merge_table_spec(lake, properties) -%}
+      using {{ lake.format }}
       {%- if lake.partition_fields() %}
       partitioned by ({{ lake.partition_fields() | join(', ') }})
       {%- endif %}
@@ -119,15 +131,15 @@
 {%- endmacro %}
 
 
-{#- An empty Iceberg table of `columns` (each with name and data_type), for
+{#- An empty Iceberg or Delta table of `columns` (each with name and data_type), for
     a seed or a snapshot. -#}
-{% macro lakehouse_create_iceberg_table(relation, columns, lake) -%}
+{% macro lakehouse_create_merge_table(relation, columns, lake) -%}
   create table {{ relation }} (
     {%- for column in columns %}
     {{ adapter.quote(column['name']) }} {{ column['data_type'] }}{{ "," if not loop.last }}
     {%- endfor %}
   )
-  {{ lakehouse_iceberg_table_spec(lake, lake.table_properties()) }}
+  {{ lakehouse_merge_table_spec(lake, lake.table_properties()) }}
 {%- endmacro %}
 
 
@@ -151,11 +163,11 @@
 
 
 {#- After a write: the compaction when its trigger is met, the cleaning when
-    something would expire (the adapter's iceberg_services.py decides from
-    the table's snapshots). -#}
-{% macro lakehouse_iceberg_services(target_relation, lake) -%}
-  {%- for sql in adapter.iceberg_services_after_write(target_relation, lake) -%}
-    {%- call statement('iceberg_table_service') -%}
+    something would expire (the adapter's iceberg_services.py and
+    delta_services.py decide from the table's snapshots or versions). -#}
+{% macro lakehouse_table_services(target_relation, lake) -%}
+  {%- for sql in adapter.services_after_write(target_relation, lake) -%}
+    {%- call statement('table_service') -%}
       {{ sql }}
     {%- endcall -%}
     {{ log("Model " ~ model.name ~ ": " ~ sql.split('(')[0], info=true) }}
@@ -167,7 +179,7 @@
     key (the largest precombine_key; on a tie, a delete wins, as on Hudi where
     deletes apply after the upserts), with `lakehouse_is_delete`; without
     deletes when `with_deletes` is false. -#}
-{% macro lakehouse_iceberg_batch(temp_relation, columns, lake, with_deletes) -%}
+{% macro lakehouse_merge_batch(temp_relation, columns, lake, with_deletes) -%}
   {%- set is_delete = 'coalesce((' ~ lake.delete_condition ~ '), false)' if lake.delete_condition else 'false' -%}
   {%- if not lake.record_key -%}
   (select *, false as lakehouse_is_delete from {{ temp_relation }})
@@ -183,7 +195,7 @@
 {%- endmacro %}
 
 
-{% macro lakehouse_iceberg_write_sql(strategy, arg_dict, lake) -%}
+{% macro lakehouse_merge_write_sql(strategy, arg_dict, lake) -%}
   {%- set target = arg_dict['target_relation'] -%}
   {%- set present = arg_dict['source_columns'] | map(attribute='name') | map('lower') | list -%}
   {%- set cols = arg_dict['dest_columns'] | map(attribute='quoted') | list -%}
@@ -195,7 +207,7 @@
     {%- do values.append(value) -%}
     {%- do value_of.update({col.name: value}) -%}
   {%- endfor -%}
-  {%- set batch = lakehouse_iceberg_batch(arg_dict['temp_relation'], arg_dict['source_columns'], lake, with_deletes=true) -%}
+  {%- set batch = lakehouse_merge_batch(arg_dict['temp_relation'], arg_dict['source_columns'], lake, with_deletes=true) -%}
   {%- if strategy in ('append', 'insert_overwrite') %}
   insert {{ 'overwrite' if strategy == 'insert_overwrite' else 'into' }} {{ target }} ({{ cols | join(', ') }})
   select {{ values | join(', ') }}
@@ -207,7 +219,7 @@
       (a delete_condition row too: it is left out of the batch). Every batch
       row lands, whatever its precombine_key (as on Hudi). -#}
   merge into {{ target }} as {{ lakehouse_dest() }}
-  using {{ lakehouse_iceberg_batch(arg_dict['temp_relation'], arg_dict['source_columns'], lake, with_deletes=false) }} as {{ lakehouse_src() }}
+  using {{ lakehouse_merge_batch(arg_dict['temp_relation'], arg_dict['source_columns'], lake, with_deletes=false) }} as {{ lakehouse_src() }}
   on {{ lakehouse_key_match(lake.record_key) if lake.record_key else 'false' }}
   {%- if lake.record_key %}
   when matched then update set
