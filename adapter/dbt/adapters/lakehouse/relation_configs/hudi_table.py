@@ -182,14 +182,7 @@ class HudiTableConfig(KeyedTable):
 
     def check_strategy(self, name: str) -> None:
         """Refuse a strategy this model's keys and settings do not allow."""
-        strategy = self.strategy(name)
-        if strategy.needs_key and not self.record_key:
-            raise LakeConfigError(
-                self.model,
-                "unique_key",
-                None,
-                f"incremental_strategy '{name}' needs a unique_key (the Hudi record key).",
-            )
+        strategy = self.checked_strategy(name, key_is="the Hudi record key")
         if self.delete_condition and not strategy.deletes:
             allowed = [s.name for s in strategies.STRATEGIES.values() if s.deletes]
             raise LakeConfigError(

@@ -76,14 +76,7 @@ class MergeTableConfig(KeyedTable):
         """The strategy a write runs: `name`, checked, or the one it runs as
         without a unique_key (a merge with no key appends)."""
         format_support.check_strategy(self.model, self.format, name)
-        strategy = self.strategy(name)
-        if strategy.needs_key and not self.record_key:
-            raise LakeConfigError(
-                self.model,
-                "unique_key",
-                None,
-                f"incremental_strategy '{name}' needs a unique_key (the MERGE's key).",
-            )
+        strategy = self.checked_strategy(name, key_is="the MERGE's key")
         if self.delete_condition and not (strategy.deletes and self.record_key):
             raise LakeConfigError(
                 self.model,

@@ -207,6 +207,19 @@ class KeyedTable:
         """What the strategy does and allows (strategies.STRATEGIES)."""
         return strategies.STRATEGIES[name]
 
+    def checked_strategy(self, name: str, key_is: str) -> strategies.Strategy:
+        """The strategy, refused when it needs a unique_key and the model has
+        none (`key_is`: what the key is on this format)."""
+        strategy = self.strategy(name)
+        if strategy.needs_key and not self.record_key:
+            raise LakeConfigError(
+                self.model,
+                "unique_key",
+                None,
+                f"incremental_strategy '{name}' needs a unique_key ({key_is}).",
+            )
+        return strategy
+
     def check_columns(self, columns: Iterable[str]) -> None:
         """Every key column must be one the model's SELECT outputs."""
         available = {c.lower() for c in columns}
