@@ -249,6 +249,44 @@ def warm_start_rows(part: dict) -> list[Row]:
     return rows
 
 
+def formats_rows(part: dict) -> list[Row]:
+    """Per format: merge-on-read's measured batch against copy-on-write's,
+    and its change read against a snapshot scan (bytes)."""
+    figures, command = part["figures"], part["command"]
+    rows: list[Row] = []
+    for fmt, types in figures["formats"].items():
+        mor, cow = types.get("mor"), types.get("cow")
+        if mor and cow:
+            rows.append(
+                Row(
+                    f"{fmt}, {figures['rows']:,} events: 1% micro-batch "
+                    f"({mor['batch_rows']:,} rows), merge-on-read against copy-on-write",
+                    _s(mor["batch_s"]),
+                    _s(cow["batch_s"]),
+                    mor["batch_s"] / cow["batch_s"],
+                    command=command,
+                )
+            )
+        for table_type, f in types.items():
+            change, snapshot = f["change_read"], f["snapshot_read"]
+            if "error" in change:
+                ours, ratio = f"cannot read it: {change['error']}", None
+            else:
+                ours = f"{_n(change['bytes'])} B"
+                ratio = change["bytes"] / snapshot["bytes"] if snapshot["bytes"] else None
+            rows.append(
+                Row(
+                    f"{fmt} {table_type}: bytes a change read of that batch scans, against a "
+                    "snapshot scan",
+                    ours,
+                    f"{_n(snapshot['bytes'])} B",
+                    ratio,
+                    command=command,
+                )
+            )
+    return rows
+
+
 def plots(results: dict, out: Path) -> list[str]:
     """PNG plots of the parts measured; their file names."""
     import matplotlib
@@ -424,6 +462,8 @@ def write(results: dict, out: Path, markdown: Path) -> None:
         rows += stream_rows(parts["stream"])
     if "warm_start" in parts:
         rows += warm_start_rows(parts["warm_start"])
+    if "formats" in parts:
+        rows += formats_rows(parts["formats"])
     images = plots(results, out)
     m = results["machine"]
     lines = [

@@ -13,9 +13,12 @@ writes its figures as JSON:
 - adlake.bench.stream: the same under a stream, a batch landing every 60 s
   while continuous mode builds;
 - adlake.bench.warm_start: dbt commands with Spark started in the process
-  against the lake's warm server.
+  against the lake's warm server;
+- adlake.bench.formats: the micro-batch on Hudi, Iceberg and Delta side by
+  side, merge-on-read against copy-on-write, change reads against snapshot
+  scans on each.
 
-    python -m adlake.bench.suite [--scale default|large] [--parts scaling,alternatives,freshness,stream,warm_start]
+    python -m adlake.bench.suite [--scale default|large] [--parts scaling,alternatives,freshness,stream,warm_start,formats]
                                  [--keep-others]
                                  [--out benchmarks]
 
@@ -54,6 +57,7 @@ SCALES = {
         # Ten batches a minute apart: at least ten minutes.
         "stream": ["--preload", "1000000", "--batches", "10"],
         "warm_start": ["--runs", "3"],
+        "formats": ["--rows", "1000000"],
     },
     # Minutes, not half an hour: to check the wiring end to end, not to measure.
     "tiny": {
@@ -69,6 +73,7 @@ SCALES = {
         "freshness": [*TINY_PRELOAD, "--batches", "1"],
         "stream": [*TINY_PRELOAD, "--batches", "3", "--interval", "15"],
         "warm_start": ["--runs", "1"],
+        "formats": ["--rows", "20000"],
     },
     "large": {
         "scaling": [
@@ -83,9 +88,10 @@ SCALES = {
         "freshness": ["--preload", "1000000", "--preload", "10000000"],
         "stream": ["--preload", "1000000", "--preload", "10000000"],
         "warm_start": ["--runs", "5"],
+        "formats": ["--rows", "10000000"],
     },
 }
-PARTS = ("scaling", "alternatives", "freshness", "stream", "warm_start")
+PARTS = ("scaling", "alternatives", "freshness", "stream", "warm_start", "formats")
 
 
 def run_part(part: str, args: list[str], out: Path) -> dict:

@@ -147,3 +147,39 @@ def test_warm_start_targets_are_judged_from_the_figures(tmp_path):
     assert warm_verdicts == ["yes", "**no**"], found
     text = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| 2.5 s | 5.0 s | 0.5 |" in text and "9.5 s" in text
+
+
+def test_the_formats_part_gives_each_formats_batches_and_change_read_bytes(tmp_path):
+    def measured(batch_s, change):
+        return {
+            "full_refresh_s": 30.0,
+            "warmup_batch_s": 9.0,
+            "batch_rows": 10_000,
+            "batch_s": batch_s,
+            "change_read": change,
+            "snapshot_read": {"rows": 1_010_000, "bytes": 40_000_000},
+        }
+
+    figures = results(cow_upsert_s=25)
+    figures["parts"]["formats"] = {
+        "command": "python -m adlake.bench.formats --rows 1000000",
+        "seconds": 600,
+        "figures": {
+            "rows": 1_000_000,
+            "formats": {
+                "delta": {
+                    "mor": measured(6.0, {"rows": 15_000, "bytes": 2_000_000}),
+                    "cow": measured(8.0, {"rows": 15_000, "bytes": 4_000_000}),
+                },
+                "iceberg": {
+                    "mor": measured(5.0, {"error": "Delete files are currently not supported"}),
+                },
+            },
+        },
+    }
+    report.write(figures, tmp_path, tmp_path / "BENCHMARKS.md")
+    text = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "| delta, 1,000,000 events: 1% micro-batch (10,000 rows), merge-on-read against " in text
+    assert "| 6.0 s | 8.0 s | 0.75 |" in text
+    assert "| 2,000,000 B | 40,000,000 B | 0.05 |" in text
+    assert "cannot read it: Delete files are currently not supported" in text

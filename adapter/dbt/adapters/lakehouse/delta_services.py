@@ -21,13 +21,13 @@ from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.lakehouse.delta_history import NO_DATA_COMMITS
 from dbt.adapters.lakehouse.iceberg_services import (
     DEFAULT_RETAIN,
     Snapshot,
     compaction_due,
     naive_time,
 )
-from dbt.adapters.lakehouse.lake_metadata import DELTA_VACUUM_COMMITS
 from dbt.adapters.lakehouse.relation_configs.delta_table import DeltaTableConfig
 from dbt.adapters.lakehouse.statements import Statements
 
@@ -72,7 +72,7 @@ class DeltaServices:
         found = [
             (int(row["version"]), Snapshot(naive_time(row["timestamp"]), str(row["operation"])))
             for row in rows
-            if str(row["operation"]) not in DELTA_VACUUM_COMMITS
+            if str(row["operation"]) not in NO_DATA_COMMITS
         ]
         return [snapshot for _, snapshot in sorted(found, key=lambda pair: pair[0])]
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.change_reads import ranges
+from dbt.adapters.lakehouse.delta_history import History
 from dbt.adapters.lakehouse.iceberg_history import Ancestry
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, parse_describe
 
@@ -84,6 +85,8 @@ class Described:
     completions: list[str] = field(default_factory=list)
     # An Iceberg table's current snapshot and its ancestors.
     ancestry: Ancestry | None = None
+    # A Delta table's versions.
+    history: History | None = None
     # upstream -> the positions this table recorded of it (in a write, in a
     # table property), the latest by the upstream's own order.
     consumed: dict[str, list[str]] = field(default_factory=dict)
@@ -100,6 +103,12 @@ class Described:
                 )
             return f"up to snapshot {position}" + (
                 ", up to date" if behind == 0 else f", {behind} snapshot(s) behind"
+            )
+        if self.history is not None:
+            version = History.later(*positions) or "-1"
+            behind = len(History.data_versions(self.history.after(version)))
+            return f"up to version {version}" + (
+                ", up to date" if behind == 0 else f", {behind} version(s) behind"
             )
         position = ranges.latest_position(*positions) or ""
         behind = sum(1 for completed in self.completions if completed > position)
@@ -201,15 +210,17 @@ class CatalogReader:
             self._iceberg_stats(wanted.table, stats)
             described.ancestry = self._metadata.iceberg_ancestry(wanted.table)
             if wanted.change_reader:
-                described.consumed = self._consumed(wanted.table, described.ancestry)
+                described.consumed = self._consumed(wanted.table, record=described.ancestry)
         if details.get("Provider", "").lower() == "delta":
-            self._delta_stats(wanted.table, stats)
+            described.history = self._delta_stats(wanted.table, stats)
+            if wanted.change_reader:
+                described.consumed = self._consumed(wanted.table, record=described.history)
         described.rows = catalog_rows(wanted, table_type, details, own, stats)
         return described
 
-    def _delta_stats(self, table: str, stats: Stats) -> None:
+    def _delta_stats(self, table: str, stats: Stats) -> History:
         """A Delta table's stats: its versions (commits), its files and bytes
-        now, and its rows."""
+        now, and its rows. Returns its history."""
         history = self._ask("delta_history", table=table)
         stats.add(
             "commits",
@@ -235,6 +246,7 @@ class CatalogReader:
             )
         count = self._ask("count_rows", relation=table)
         stats.add("rows", "Rows", int(count[0][0]), "Rows a read of the current version returns.")
+        return History.from_rows(history)
 
     def _iceberg_stats(self, table: str, stats: Stats) -> None:
         """An Iceberg table's stats: its snapshots, and what its current
@@ -328,13 +340,15 @@ class CatalogReader:
         if wanted.change_reader:
             into.consumed = self._consumed(table)
 
-    def _consumed(self, table: str, ancestry: Ancestry | None = None) -> dict[str, list[str]]:
+    def _consumed(
+        self, table: str, record: Ancestry | History | None = None
+    ) -> dict[str, list[str]]:
         """upstream -> the positions this table's reads last consumed: from
-        its latest commit that recorded positions (an Iceberg table's: its
-        `ancestry`'s latest record), and a later run that read and wrote
-        nothing (a table property)."""
-        recorded: dict[str, str] = ancestry.latest_record() if ancestry is not None else {}
-        for commit in [] if ancestry is not None else self._metadata.completed_commits(table, 30):
+        its latest commit that recorded positions (an Iceberg or Delta
+        table's: the latest record of its ancestry or history, `record`), and
+        a later run that read and wrote nothing (a table property)."""
+        recorded: dict[str, str] = record.latest_record() if record is not None else {}
+        for commit in [] if record is not None else self._metadata.completed_commits(table, 30):
             recorded = self._metadata.commit_extra_metadata(table, str(commit["commit_time"]))
             if any(key.startswith(ranges.POSITION_PREFIX) for key in recorded):
                 break

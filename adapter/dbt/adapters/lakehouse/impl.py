@@ -620,10 +620,11 @@ class LakehouseAdapter(SparkAdapter):
         return self._change_reads.skipped_write_positions(model)
 
     @available
-    def iceberg_wap_id(self, model: dict[str, Any], run: str) -> str:
-        """The write-audit-publish id an Iceberg model's write is staged
-        under to record what it consumed and was built from
-        (iceberg_history.py); "" when there is nothing to record."""
+    def commit_record(self, model: dict[str, Any], run: str) -> str:
+        """What an Iceberg or Delta model's incremental write records of what
+        it consumed and was built from: the write-audit-publish id an Iceberg
+        write is staged under (iceberg_history.py), the user metadata of a
+        Delta commit (delta_history.py); "" when there is nothing to record."""
         recorded = self._change_reads.consumed_positions(model)
         recorded.update(self._builds.commit_metadata(model))
         return iceberg_history.wap_id(run, recorded) if recorded else ""

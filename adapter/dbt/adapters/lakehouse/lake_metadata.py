@@ -13,6 +13,7 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import recovery
+from dbt.adapters.lakehouse.delta_history import NO_DATA_COMMITS, History
 from dbt.adapters.lakehouse.iceberg_history import Ancestry
 from dbt.adapters.lakehouse.statements import Statements
 from dbt.adapters.lakehouse.table_formats import is_iceberg_table
@@ -71,10 +72,6 @@ def parse_describe(rows: Iterable[Any]) -> Description:
     return described
 
 
-# VACUUM's commits in a Delta table's history (when Delta logs them): no new data.
-DELTA_VACUUM_COMMITS = frozenset({"VACUUM START", "VACUUM END"})
-
-
 def is_not_hudi(exc: Exception) -> bool:
     return "is not a Hudi table" in str(exc)
 
@@ -125,7 +122,7 @@ class LakeMetadata:
     def latest_position(self, table: str) -> str | None:
         """A lake table's latest position: a Hudi table's latest instant, an
         Iceberg table's current snapshot, a Delta table's latest version (of
-        its data: VACUUM's own commits left out); None when never committed
+        its data: delta_history.NO_DATA_COMMITS left out); None when never committed
         to, or not a lake table."""
         if is_iceberg_table(table):
             return self.iceberg_ancestry(table).current
@@ -135,13 +132,17 @@ class LakeMetadata:
         if self.describe(table).details.get("Provider", "").lower() != "delta":
             return None
         for row in self.ask("delta_latest_versions", table=table):
-            if str(row["operation"]) not in DELTA_VACUUM_COMMITS:
+            if str(row["operation"]) not in NO_DATA_COMMITS:
                 return f"v{row['version']}"
         return None
 
     def iceberg_ancestry(self, table: str) -> Ancestry:
         """An Iceberg table's current snapshot and its ancestors (catalog.schema.table)."""
         return Ancestry.from_rows(self.ask("iceberg_ancestry", table=table))
+
+    def delta_history(self, table: str) -> History:
+        """A Delta table's versions, as far back as its log holds them."""
+        return History.from_rows(self.ask("delta_history", table=table))
 
     def cleaned_before(self, table: str) -> str | None:
         """The instant before which the cleaner may have removed file slices

@@ -10,10 +10,9 @@ nothing at all.
 
 Only lake tables have a position to compare (a Hudi table's latest instant,
 an Iceberg table's current snapshot, a Delta table's latest version): a model that also reads a view, a seed,
-an ephemeral model or any other relation is always rebuilt. An Iceberg model
-records what it was built from as its positions are recorded
-(iceberg_history.py); a Delta table model in the table properties its
-CREATE OR REPLACE sets. The model's SQL must be a function of its upstreams (no
+an ephemeral model or any other relation is always rebuilt. An Iceberg or
+Delta model records what it was built from as its positions are recorded
+(iceberg_history.py, delta_history.py). The model's SQL must be a function of its upstreams (no
 current_date(), rand(), ...) for a skip to be right: that is why it is opt-in.
 
 An incremental model with `skip_unchanged: true` is not run when every range
@@ -87,7 +86,7 @@ class BuildRecords:
     def last_recorded(self, table: str | None) -> str | None:
         """What the table's latest commit that recorded it was built from.
         An Iceberg table: its latest ancestor that recorded it, else (built
-        whole since) its table property."""
+        whole since) its table property; a Delta table likewise."""
         if not table:
             return None
         if is_iceberg_table(table):
@@ -98,5 +97,7 @@ class BuildRecords:
         except Exception as exc:  # Spark's own exception on the embedded session
             if not is_not_hudi(exc):
                 raise
-        # A Delta table model records it in the properties its build sets.
-        return self._metadata.table_properties(table).get(BUILT_FROM_PROPERTY)
+        # A Delta model: its latest commit that recorded it (an incremental
+        # write's user metadata), else the properties its build set.
+        recorded = self._metadata.delta_history(table).recorded(BUILT_FROM_KEY)
+        return recorded or self._metadata.table_properties(table).get(BUILT_FROM_PROPERTY)

@@ -6,7 +6,8 @@ session loads their jars and catalogs because the project has such models.
 The tests run in file order on one lake, each batch building on the last:
 Hudi `changes` -> Iceberg merge (mor, bucketed) / merge (cow, update columns) /
 append / insert_overwrite -> Iceberg `table` -> Hudi `table`, and the same
-writes as Delta models (`delta_*`), whose rows must equal the Iceberg ones.
+writes as Delta models (`delta_*`), whose rows must equal the Iceberg ones;
+change reads of and into each format beside Hudi's.
 Tables are read back through the lake's server; the module fixture stops it
 by pid.
 """
@@ -158,6 +159,14 @@ DELTA_MODELS["delta_totals"] = """
 {{ config(materialized='table', file_format='delta', skip_unchanged=true) }}
 select count(*) as orders, sum(ts) as ts_sum from {{ ref('delta_orders') }}
 """
+# Change reads of and into Delta: a Hudi model and a Delta one read the
+# changes of delta_orders_cow (its Change Data Feed), as cow_state and
+# cow_sums read orders_cow's; a Delta model reads the Hudi `changes`.
+DELTA_MODELS["delta_cow_state"] = COW_STATE.replace("'orders_cow'", "'delta_orders_cow'")
+DELTA_MODELS["delta_cow_sums"] = COW_SUMS.replace("'orders_cow'", "'delta_orders_cow'").replace(
+    "file_format='iceberg'", "file_format='delta'"
+)
+DELTA_MODELS["delta_from_hudi"] = FROM_HUDI.replace("file_format='iceberg'", "file_format='delta'")
 MODELS = {
     **DELTA_MODELS,
     "changes": CHANGES,
@@ -204,6 +213,15 @@ def delta_history(lake: WarmLake, table: str) -> list[tuple[str, dict]]:
     """(operation, operation metrics) of each commit of a Delta table, oldest first."""
     rows = lake.rows(f"describe history warm.{table}")
     return [(row[4], dict(row[12] or {})) for row in sorted(rows, key=lambda r: r[0])]
+
+
+def delta_data_history(lake: WarmLake, table: str) -> list[tuple[str, dict]]:
+    """The commits of a Delta table that changed data (delta_history.NO_DATA_COMMITS)."""
+    return [
+        (op, metrics)
+        for op, metrics in delta_history(lake, table)
+        if op not in ("SET TBLPROPERTIES", "VACUUM START", "VACUUM END")
+    ]
 
 
 def test_a_project_with_iceberg_models_gets_iceberg_beside_hudi(lake):
@@ -328,13 +346,18 @@ def test_an_empty_batch_writes_no_snapshot(lake):
         "delta_change_log",
         "delta_daily",
         "delta_totals",
+        "delta_cow_sums",
+        "delta_from_hudi",
     )
-    delta_before = {t: delta_history(lake, t) for t in delta_tables}
+    delta_before = {t: delta_data_history(lake, t) for t in delta_tables}
     hudi_before = lake.rows("call show_commits(table => 'warm.totals_hudi', limit => 10)")
     output = run(lake, 3)
     assert "no new rows, no snapshot written" in output
     assert {t: snapshots(lake, t) for t in before} == before
-    assert {t: delta_history(lake, t) for t in delta_tables} == delta_before
+    assert {t: delta_data_history(lake, t) for t in delta_tables} == delta_before
+    # delta_from_hudi read `changes`' new (empty) commit and wrote nothing: it
+    # recorded the position as a table property, a commit with no data.
+    assert delta_history(lake, "delta_from_hudi")[-1][0] == "SET TBLPROPERTIES"
     # skip_unchanged: orders has no new snapshot, so neither table model is
     # rebuilt (the Hudi one compares its Iceberg upstream's current
     # snapshot); cow_sums read an empty range, and is not run.
@@ -343,6 +366,7 @@ def test_an_empty_batch_writes_no_snapshot(lake):
     # (The Delta one compares its Delta upstream's latest version.)
     assert "delta_totals: nothing it selects from has a new commit; not rebuilt" in output
     assert "cow_sums: nothing new to read; not run" in output
+    assert "delta_cow_sums: nothing new to read; not run" in output
     assert lake.rows("call show_commits(table => 'warm.totals_hudi', limit => 10)") == hudi_before
 
 
@@ -355,8 +379,24 @@ def rows_of(lake: WarmLake, table: str, *more: str) -> list[tuple]:
 
 
 def assert_cow_state_is_current(lake: WarmLake) -> None:
-    """The Hudi reader of orders_cow holds its rows (ids are never deleted there)."""
+    """The Hudi readers of orders_cow and delta_orders_cow hold their rows
+    (ids are never deleted there); the Delta readers equal the Iceberg ones."""
     assert rows_of(lake, "warm.cow_state") == rows_of(lake, "iceberg.warm.orders_cow")
+    assert rows_of(lake, "warm.delta_cow_state") == rows_of(lake, "warm.delta_orders_cow")
+    delta_sums = "select first_day, n, ts_sum from warm.delta_cow_sums order by first_day"
+    assert lake.rows(delta_sums) == cow_sums(lake)
+    assert rows_of(lake, "warm.delta_from_hudi") == rows_of(lake, "iceberg.warm.from_hudi")
+
+
+def latest_version(lake: WarmLake, table: str) -> int:
+    return max(row[0] for row in lake.rows(f"describe history warm.{table}"))
+
+
+def delta_recorded(lake: WarmLake, table: str) -> dict[str, str]:
+    """What the latest commit of a Delta model that recorded anything recorded."""
+    rows = lake.rows(f"describe history warm.{table}")
+    metadata = [row[13] for row in sorted(rows, key=lambda r: r[0]) if row[13]]  # userMetadata
+    return json.loads(metadata[-1].split(":", 1)[1])["recorded"]
 
 
 def test_change_reads_of_an_iceberg_table_exactly_once_across_a_killed_write(lake):
@@ -385,6 +425,11 @@ def test_change_reads_of_an_iceberg_table_exactly_once_across_a_killed_write(lak
     recorded = json.loads(summary.split(":", 1)[1])["recorded"]
     assert recorded["hoodie.lakehouse.consumed.iceberg.warm.orders_cow"] == str(upstream_now)
     assert "hoodie.lakehouse.built_from" in recorded  # (skip_unchanged)
+    # A Delta model records the version it read through in its MERGE's commit.
+    recorded = delta_recorded(lake, "delta_cow_sums")
+    assert recorded["hoodie.lakehouse.consumed.warm.delta_orders_cow"] == str(
+        latest_version(lake, "delta_orders_cow")
+    )
     # A run killed between its staged write and the publish: a snapshot that
     # claims to have read orders_cow through its current snapshot, never published.
     ancestry_before = lake.rows("select snapshot_id from iceberg.warm.cow_sums.history")
@@ -402,7 +447,20 @@ def test_change_reads_of_an_iceberg_table_exactly_once_across_a_killed_write(lak
     assert lake.query("select count(*) from iceberg.warm.cow_sums.snapshots")[0] > len(
         ancestry_before
     )
-    run(lake, 4, "-s", "changes", "orders_cow", "cow_state", "cow_sums", "from_hudi")
+    delta_readers = ("delta_cow_state", "delta_cow_sums")
+    run(
+        lake,
+        4,
+        "-s",
+        "changes",
+        "orders_cow",
+        "cow_state",
+        "cow_sums",
+        "from_hudi",
+        "delta_orders_cow",
+        *delta_readers,
+        "delta_from_hudi",
+    )
     assert cow_sums(lake) == [
         (_date("2026-01-01"), 2, 6),  # 2's ts 1 -> 4
         (_date("2026-01-02"), 2, 2),  # 5 arrived
@@ -422,9 +480,15 @@ def test_change_reads_of_an_iceberg_table_exactly_once_across_a_killed_write(lak
         " options => map('rewrite-all', 'true'))"
     )
     assert snapshots(lake, "orders_cow")[-1] == "replace"
-    output = run(lake, 4, "-s", "cow_state", "cow_sums")
-    assert "no new rows" in output
+    # Delta's OPTIMIZE likewise (its change feed carries nothing of it); a
+    # Z-order rewrites the table's one file, where a plain OPTIMIZE has
+    # nothing to bin-pack.
+    lake.query("optimize warm.delta_orders_cow zorder by (ts)")
+    assert delta_history(lake, "delta_orders_cow")[-1][0] == "OPTIMIZE"
+    output = run(lake, 4, "-s", "cow_state", "cow_sums", *delta_readers)
+    assert output.count("no new rows") == 4, output
     assert cow_sums(lake)[0] == (_date("2026-01-01"), 2, 6)
+    assert_cow_state_is_current(lake)
 
 
 def test_microbatch_replaces_each_window_in_one_snapshot(lake):
@@ -556,11 +620,6 @@ BAD_MODELS = {
     " hudi_options={'hoodie.index.type': 'SIMPLE'}) }}\nselect 1 as id",
     "bad_delta": "{{ config(materialized='incremental', file_format='delta', unique_key='id',"
     " index={'type': 'bucket', 'buckets': 4}) }}\nselect 1 as id",
-    # Change reads of and into Delta models: not built yet.
-    "reads_delta": "{{ config(materialized='incremental') }}\n"
-    "select id from {{ lake_changes(ref('delta_orders')) }} as c",
-    "delta_reads": "{{ config(materialized='incremental', file_format='delta') }}\n"
-    "select id from {{ lake_changes(ref('changes')) }} as c",
 }
 
 
@@ -577,9 +636,7 @@ def test_a_config_a_format_does_not_take_fails_the_model_naming_the_fix(lake):
     assert "file_format 'iceberg'" in output and "tblproperties" in output
     assert "Model 'bad_delta': config 'index'" in output
     assert "file_format 'delta'" in output and "partition_by" in output
-    assert "Model 'reads_delta' reads the changes of warm.delta_orders, a delta table" in output
-    assert "Model 'delta_reads': change reads into a Delta model" in output
-    assert "ERROR=4" in output
+    assert "ERROR=2" in output
 
 
 def test_lake_rollback_and_lake_compact_on_iceberg_and_delta_models(lake):
@@ -604,16 +661,23 @@ def test_lake_rollback_and_lake_compact_on_iceberg_and_delta_models(lake):
 
 
 def test_a_read_from_a_snapshot_rolled_back_is_whole_or_refused(lake):
-    # orders_cow was rolled back past the snapshots its readers consumed.
-    output = run(lake, 3, "-s", "cow_state", "cow_sums", expect_ok=False)
+    # orders_cow was rolled back past the snapshots its readers consumed,
+    # delta_orders_cow restored to its first version.
+    readers = ("cow_state", "cow_sums", "delta_cow_state", "delta_cow_sums")
+    output = run(lake, 3, "-s", *readers, expect_ok=False)
     assert "Model 'cow_sums'" in output and "no longer an ancestor" in output
     assert "--full-refresh" in output
     assert "Model 'cow_state'" in output and "Reading the full table instead" in output
-    run(lake, 3, "-s", "cow_sums", "--full-refresh")
+    assert "Model 'delta_cow_sums': the version it last consumed" in output
+    assert "a RESTORE" in output
+    assert "Model 'delta_cow_state': the version it last consumed" in output
+    run(lake, 3, "-s", "cow_sums", "delta_cow_sums", "--full-refresh")
     assert cow_sums(lake) == [
         (_date("2026-01-01"), 2, 2),
         (_date("2026-01-02"), 1, 1),
     ]
+    delta_sums = "select first_day, n, ts_sum from warm.delta_cow_sums order by first_day"
+    assert lake.rows(delta_sums) == cow_sums(lake)
 
 
 def test_the_docs_catalog_lists_iceberg_models_with_their_snapshot_stats(lake):
@@ -649,6 +713,15 @@ def test_the_docs_catalog_lists_iceberg_models_with_their_snapshot_stats(lake):
     current = properties["current-snapshot-id"]
     for reader in ("cow_state", "cow_sums"):
         assert cow[f"read_by_{reader}"] == f"up to snapshot {current}, up to date"
+    # delta_orders_cow's readers, in its versions: both read its RESTORE.
+    delta_cow = {
+        key: stat["value"]
+        for key, stat in catalog["nodes"]["model.warm.delta_orders_cow"]["stats"].items()
+    }
+    restored = latest_version(lake, "delta_orders_cow")
+    assert delta_history(lake, "delta_orders_cow")[restored][0] == "RESTORE"
+    for reader in ("delta_cow_state", "delta_cow_sums"):
+        assert delta_cow[f"read_by_{reader}"] == f"up to version {restored}, up to date"
 
 
 def _date(text: str):

@@ -16,10 +16,12 @@ from typing import Any
 from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse import table_formats
-from dbt.adapters.lakehouse.change_reads import iceberg_ranges, ranges
+from dbt.adapters.lakehouse.change_reads import delta_ranges, iceberg_ranges, ranges
 from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead, Timeline
+from dbt.adapters.lakehouse.delta_history import History
 from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
 from dbt.adapters.lakehouse.relation_configs.base import LiveTable
+from dbt.adapters.lakehouse.relation_configs.delta_table import CHANGE_DATA_FEED
 from dbt.adapters.lakehouse.relation_configs.merge_table import KEY_PROPERTY
 from dbt.adapters.lakehouse.relation_configs.table_layout import (
     HOODIE_KEYS,
@@ -103,22 +105,13 @@ class ChangeReadPlanner:
                 "delete_condition (groups whose changes cancel out keep a row of zeros), or "
                 "recompute the touched groups with lake_changed_keys instead."
             )
-        if model.get("config", {}).get("file_format") == "delta":
-            raise CompilationError(
-                f"Model '{name}': change reads into a Delta model (lake_changes, "
-                "lake_signed_changes, lake_changed_keys) are not built yet. Write the model as "
-                "file_format 'hudi' or 'iceberg', or read its upstream whole with ref()."
-            )
         upstream_name = _qualified(upstream)
         this_name = _qualified(this) if this is not None else None
+        delta_model = model.get("config", {}).get("file_format") == "delta"
+        position = this if incremental else None
         if _is_iceberg(upstream):
             ancestry = self._metadata.iceberg_ancestry(upstream_name)
-            consumed = (
-                self._consumed_position(this, upstream_name, ancestry.later)
-                if incremental and this is not None
-                else None
-            )
-            key = self._metadata.table_properties(upstream_name).get(KEY_PROPERTY, "")
+            consumed = self._consumed_position(position, upstream_name, ancestry.later, delta_model)
             read = iceberg_ranges.plan_read(
                 upstream_name,
                 mode,
@@ -127,31 +120,45 @@ class ChangeReadPlanner:
                 "fail" if signed else on_gap,
                 name,
                 self._columns_of(upstream),
-                [k for k in key.split(",") if k],
+                self._upstream_key(upstream_name),
             )
         else:
-            consumed = (
-                self._consumed_position(this, upstream_name, ranges.latest_position)
-                if incremental and this is not None
-                else None
-            )
-            # A full cdc read renders the snapshot as images of these columns.
-            columns = self._columns_of(upstream) if mode == "cdc" else []
             try:
                 timeline = self._timeline(upstream_name, for_cdc=mode == "cdc")
             except Exception as exc:  # Spark's own exception on the embedded session
                 if not is_not_hudi(exc):
                     raise
+                timeline = None
                 provider = self._metadata.describe(upstream_name).details.get("Provider", "")
-                raise CompilationError(
-                    f"Model '{name}' reads the changes of {upstream_name}, a "
-                    f"{provider or 'non-lake'} table: change reads read Hudi and Iceberg "
-                    "tables (of Delta tables: not built yet). Read it whole with ref(), or "
-                    "write it as file_format 'hudi' or 'iceberg'."
-                ) from exc
-            read = ranges.plan_read(
-                upstream_name, mode, consumed, timeline, "fail" if signed else on_gap, name, columns
-            )
+                if provider.lower() != "delta":
+                    raise CompilationError(
+                        f"Model '{name}' reads the changes of {upstream_name}, a "
+                        f"{provider or 'non-lake'} table: change reads read Hudi, Iceberg and "
+                        "Delta tables. Read it whole with ref(), or write it as a lake table."
+                    ) from exc
+            if timeline is None:
+                history = self._delta_history(upstream_name, name)
+                consumed = self._consumed_position(
+                    position, upstream_name, history.later, delta_model
+                )
+                read = self._plan_delta(
+                    name, upstream, mode, consumed, history, "fail" if signed else on_gap
+                )
+            else:
+                consumed = self._consumed_position(
+                    position, upstream_name, ranges.latest_position, delta_model
+                )
+                # A full cdc read renders the snapshot as images of these columns.
+                columns = self._columns_of(upstream) if mode == "cdc" else []
+                read = ranges.plan_read(
+                    upstream_name,
+                    mode,
+                    consumed,
+                    timeline,
+                    "fail" if signed else on_gap,
+                    name,
+                    columns,
+                )
         if incremental and consumed is None:
             note = f"Model '{name}' has no recorded position for {upstream_name}"
             # (An empty table, e.g. first built while the upstream had no
@@ -260,20 +267,71 @@ class ChangeReadPlanner:
         return dataclasses.replace(read, changelog_view=view)
 
     def _consumed_position(
-        self, this: Any, upstream: str, later: Callable[..., str | None]
+        self, this: Any, upstream: str, later: Callable[..., str | None], delta: bool
     ) -> str | None:
         """The upstream position recorded by this table's latest write that
         recorded one, or by a later run that read a range and wrote nothing
-        (the later of the two by `later`: the upstream's order). An Iceberg
-        table records it in its snapshots' write-audit-publish ids."""
+        (the later of the two by `later`: the upstream's order); None when
+        `this` is None (a first or full-refresh run). An Iceberg table records
+        it in its snapshots' write-audit-publish ids, a Delta table (`delta`)
+        in its commits' user metadata."""
+        if this is None:
+            return None
         table = _qualified(this)
         key = ranges.position_key(upstream)
         if _is_iceberg(this):
             committed = self._metadata.iceberg_ancestry(table).recorded(key)
+        elif delta:
+            committed = self._metadata.delta_history(table).recorded(key)
         else:
             committed = self._metadata.recorded(table, key)
         skipped = self._metadata.table_properties(table).get(ranges.skipped_position_key(upstream))
         return later(committed, skipped)
+
+    def _plan_delta(
+        self,
+        name: str,
+        upstream: Any,
+        mode: str,
+        consumed: str | None,
+        history: History,
+        on_gap: str,
+    ) -> ChangeRead:
+        """The range of a Delta upstream; a full read also needs its location
+        (it reads the planned version by its path)."""
+        upstream_name = _qualified(upstream)
+        read = delta_ranges.plan_read(
+            upstream_name,
+            mode,
+            consumed,
+            history,
+            on_gap,
+            name,
+            self._columns_of(upstream),
+            self._upstream_key(upstream_name),
+        )
+        if read.begin is None and read.end is not None:
+            location = self._metadata.describe(upstream_name).details.get("Location")
+            read = dataclasses.replace(read, location=location)
+        return read
+
+    def _upstream_key(self, upstream: str) -> list[str]:
+        """The unique key an Iceberg or Delta upstream was written with."""
+        key = self._metadata.table_properties(upstream).get(KEY_PROPERTY, "")
+        return [k for k in key.split(",") if k]
+
+    def _delta_history(self, upstream: str, model: str) -> History:
+        """A Delta upstream's versions; an error naming the fix when it keeps no change feed."""
+        properties = self._metadata.table_properties(upstream)
+        if properties.get(CHANGE_DATA_FEED, "").lower() != "true":
+            raise CompilationError(
+                f"Model '{model}' reads the changes of {upstream}, a Delta table without a "
+                f"change data feed. Build it with dbt-lakehouse (every Delta model keeps one), "
+                f"or run `ALTER TABLE {upstream} SET TBLPROPERTIES ({CHANGE_DATA_FEED} = "
+                "true)` and rebuild this model with --full-refresh (changes before that are "
+                "not recorded)."
+            )
+        return self._metadata.delta_history(upstream)
 
 
 def _is_iceberg(relation: Any) -> bool:

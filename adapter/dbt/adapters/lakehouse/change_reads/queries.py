@@ -33,6 +33,8 @@ class ChangeReadQueries:
         """The relation that reads the range from the upstream itself."""
         if read.upstream_format == "iceberg":
             return self._iceberg_source(read)
+        if read.upstream_format == "delta":
+            return self._delta_source(read)
         if read.end is None:
             if read.mode == "cdc":
                 return self._sql("no_cdc_rows")
@@ -99,6 +101,37 @@ class ChangeReadQueries:
             "iceberg_latest_state", view=read.changelog_view, columns=list(read.columns)
         )
 
+    def _delta_source(self, read: ChangeRead) -> str:
+        """A Delta range (delta_ranges.py): its change feed, or the version it
+        ends at when read whole."""
+        if read.is_empty:
+            if read.mode == "cdc":
+                return self._sql("no_cdc_rows")
+            return self._sql("no_rows", relation=read.upstream)
+        if read.begin is None:
+            if read.mode == "cdc":
+                return self._sql(
+                    "delta_snapshot_as_cdc_inserts",
+                    location=self._location(read),
+                    version=read.end,
+                    columns=list(read.columns),
+                )
+            return self._sql("delta_as_of", location=self._location(read), version=read.end)
+        return self._sql(
+            "delta_cdc_rows" if read.mode == "cdc" else "delta_latest_state",
+            table=read.upstream,
+            first=int(read.begin) + 1,
+            last=read.end,
+            columns=list(read.columns),
+            key=list(read.key),
+        )
+
+    @staticmethod
+    def _location(read: ChangeRead) -> str:
+        if not read.location:
+            raise ValueError(f"a full read of the Delta table {read.upstream} needs its location")
+        return read.location
+
     def _changes(self, read: ChangeRead) -> str:
         begin = "earliest" if read.begin is None else read.begin
         return self._sql(
@@ -124,6 +157,8 @@ class ChangeReadQueries:
             table = read.upstream
             if read.upstream_format == "iceberg" and read.end is not None:
                 table = self._sql("iceberg_as_of", table=table, snapshot_id=read.end)
+            if read.upstream_format == "delta" and read.end is not None:
+                table = self._sql("delta_as_of", location=self._location(read), version=read.end)
             return self._sql("signed_snapshot", table=table, columns=names)
         # The images carry each column as the upstream spells it.
         spelled = {name.lower(): name for name, _ in read.columns}

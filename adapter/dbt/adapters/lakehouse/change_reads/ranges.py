@@ -146,13 +146,17 @@ class ChangeRead:
     check_current: bool = False
     partition_columns: tuple[str, ...] = ()
     # hudi: positions are instants (completion times); iceberg: snapshot ids
-    # (iceberg_ranges.py), which do not order as text.
+    # (iceberg_ranges.py), which do not order as text; delta: versions
+    # (delta_ranges.py), which order as numbers.
     upstream_format: str = "hudi"
-    # An Iceberg upstream's unique key: its changelog pairs a key's delete and
-    # insert in one snapshot into an update's before and after images.
+    # An Iceberg or Delta upstream's unique key: an update's before and after
+    # images are paired by it (and a Delta range's latest state kept per key).
     key: tuple[str, ...] = ()
     # The temporary view of Iceberg's changelog of the range (planner).
     changelog_view: str | None = None
+    # A Delta upstream's location: a full read reads the version it ends at
+    # by its path (queries.py).
+    location: str | None = None
 
     @property
     def is_empty(self) -> bool:
@@ -160,6 +164,8 @@ class ChangeRead:
             return self.end is None
         if self.upstream_format == "iceberg":
             return self.begin == self.end
+        if self.upstream_format == "delta":
+            return int(self.begin) >= int(self.end)
         return self.begin >= self.end
 
     @property

@@ -134,8 +134,7 @@ CONFIGS: tuple[Support, ...] = (
         "skip_unchanged",
         hudi="no write when nothing it reads has a new commit",
         iceberg="no write when nothing it reads has a new commit or snapshot",
-        delta="`table` models: no rebuild when nothing it reads has a new commit, snapshot or "
-        "version (incremental models: not built yet)",
+        delta="no write when nothing it reads has a new commit, snapshot or version",
     ),
     Support(
         "location_root",

@@ -13,8 +13,8 @@
     built whole keeps it in the table properties its CREATE OR REPLACE sets;
     an incremental write is staged under a write-audit-publish id that holds
     it (in the snapshot's summary) and then published; a run that writes
-    nothing sets it as table properties. (Change reads into a Delta model
-    are refused until built.) -#}
+    nothing sets it as table properties. On Delta, an incremental write
+    carries it in its commit's user metadata (delta_history.py). -#}
 
 {% macro lakehouse_write_merge_model(rebuild) -%}
   {%- set lake = lakehouse_merge_config(model) -%}
@@ -32,6 +32,8 @@
       its write-audit-publish id: a write under it would only be staged.) -#}
   {%- if iceberg -%}
     {%- do lakehouse_iceberg_wap_id(none) -%}
+  {%- else -%}
+    {%- do lakehouse_delta_user_metadata(none) -%}
   {%- endif -%}
   {%- do lakehouse_stage_change_reads() -%}
   {%- do lakehouse_create_scratch_table(temp_relation, lakehouse_model_sql()) -%}
@@ -79,7 +81,11 @@
           set spark.sql.sources.partitionOverwriteMode = dynamic
         {%- endcall -%}
       {%- endif -%}
-      {%- set wap_id = adapter.iceberg_wap_id(model, invocation_id) if iceberg else none -%}
+      {%- set record = adapter.commit_record(model, invocation_id) -%}
+      {%- set wap_id = record if iceberg else none -%}
+      {%- if record and not iceberg -%}
+        {%- do lakehouse_delta_user_metadata(record) -%}
+      {%- endif -%}
       {%- if wap_id -%}
         {%- if table_props.get('write.wap.enabled') != 'true' -%}
           {%- do lakehouse_update_table_properties(target_relation, {'write.wap.enabled': 'true'}) -%}
@@ -89,6 +95,9 @@
       {%- call statement('main') -%}
         {{ lakehouse_merge_write_sql(strategy, arg_dict, lake) }}
       {%- endcall -%}
+      {%- if record and not iceberg -%}
+        {%- do lakehouse_delta_user_metadata(none) -%}
+      {%- endif -%}
       {%- if wap_id -%}
         {%- do lakehouse_iceberg_wap_id(none) -%}
         {%- call statement('publish_changes') -%}
@@ -157,6 +166,19 @@
     set `spark.wap.id` = `{{ wap_id }}`
     {%- else %}
     reset spark.wap.id
+    {%- endif %}
+  {%- endcall -%}
+{%- endmacro %}
+
+
+{#- The next commits of this session to a Delta table carry `record` in
+    their commit info's userMetadata (none: nothing). Quoted as the WAP id is. -#}
+{% macro lakehouse_delta_user_metadata(record) -%}
+  {%- call statement('delta_user_metadata', auto_begin=False) -%}
+    {%- if record %}
+    set `spark.databricks.delta.commitInfo.userMetadata` = `{{ record }}`
+    {%- else %}
+    reset spark.databricks.delta.commitInfo.userMetadata
     {%- endif %}
   {%- endcall -%}
 {%- endmacro %}

@@ -129,7 +129,9 @@ vacuum {{ table }} retain {{ hours }} hours
 restore table {{ table }} to version as of {{ version }}
 {%- endmacro %}
 
-{#- A Delta table's latest versions, newest first (version, operation, ...). -#}
+{#- A Delta table's latest versions, newest first (version, operation, ...):
+    enough to find the latest that changed data past VACUUM's and runs'
+    property commits. -#}
 {% macro lakehouse__delta_latest_versions(table) -%}
-describe history {{ table }} limit 3
+describe history {{ table }} limit 10
 {%- endmacro %}

@@ -1,0 +1,55 @@
+"""Change reads of a Delta upstream: positions are versions.
+
+A model reads what an upstream Delta table committed after the version it
+last consumed (exclusive) through the upstream's latest version at compile
+time (inclusive), from Delta's Change Data Feed (`table_changes`: inserts,
+deletes, updates as before and after images), which every Delta table the
+adapter writes records. A compaction (OPTIMIZE, REORG ... PURGE) changes no
+data, and the feed returns nothing of it.
+
+A range is a gap, read whole instead (or failing, with on_gap='fail'), when
+the table was rebuilt or restored after the consumed version, when its log no
+longer reaches back to it, or when a VACUUM since may have deleted the files
+of the range (delta_history.History.gap).
+
+Where a Delta model records what it consumed: delta_history.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from dbt_common.exceptions import CompilationError
+
+from dbt.adapters.lakehouse.change_reads import ranges
+from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead
+from dbt.adapters.lakehouse.delta_history import History
+
+
+def plan_read(
+    upstream: str,
+    mode: str,
+    consumed: str | None,
+    history: History,
+    on_gap: str,
+    model: str,
+    columns: Sequence[tuple[str, str]],
+    key: Sequence[str],
+) -> ChangeRead:
+    """Decide the range of a Delta upstream (see ranges.plan_read, whose
+    checks of mode and on_gap it shares)."""
+    ranges.check_read_arguments(mode, on_gap, model)
+    end = history.latest
+    read = ChangeRead(
+        upstream, mode, None, end, columns=tuple(columns), upstream_format="delta", key=tuple(key)
+    )
+    if consumed is None or end is None:
+        return read
+    gap = None if consumed == end else history.gap(consumed)
+    if gap is None:
+        return replace(read, begin=consumed)
+    note = f"Model '{model}': the version it last consumed from {upstream} ({consumed}) {gap}."
+    if on_gap == "fail":
+        raise CompilationError(f"{note} Rebuild with `dbt run --full-refresh --select {model}`.")
+    return replace(read, note=note + " Reading the full table instead.")
