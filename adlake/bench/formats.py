@@ -33,11 +33,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import yaml
-
-from adlake import ROOT
 from adlake.bench import children, scaling
-from adlake.bench.incremental import dbt, scan_metrics
+from adlake.bench.incremental import dbt, scan_metrics, write_bench_project
 
 FORMATS = ("hudi", "iceberg", "delta")
 # scaling.py's events model, its configs those every format takes.
@@ -55,25 +52,8 @@ def table_name(file_format: str) -> str:
 
 
 def write_project(project: Path, lake: Path, file_format: str) -> None:
-    from dbt.adapters.lakehouse import hudi_bundle
-
-    (project / "models").mkdir(parents=True, exist_ok=True)
-    (project / "dbt_project.yml").write_text(
-        yaml.safe_dump({"name": "bench", "version": "1.0", "config-version": 2, "profile": "bench"})
-    )
-    output = {
-        "type": "lakehouse",
-        "method": "session",
-        "schema": "bench",
-        "threads": 1,
-        "lake_dir": str(lake),
-        "hudi_jar": str(hudi_bundle.locate(cache_dir=ROOT / ".cache" / "jars")),
-        "table_formats": sorted({"hudi", file_format}),
-        "spark_conf": {"spark.driver.memory": "12g"},
-    }
-    profile = {"bench": {"target": "local", "outputs": {"local": output}}}
-    (project / "profiles.yml").write_text(yaml.safe_dump(profile))
-    (project / "models" / "events.sql").write_text(EVENTS)
+    formats = sorted({"hudi", file_format})
+    write_bench_project(project, lake, {"events": EVENTS}, table_formats=formats)
 
 
 def _spark():

@@ -190,36 +190,38 @@ def scan_metrics(spark, sql: str) -> tuple[int, int]:
     return rows, bytes_read
 
 
-def write_project(project: Path, lake: Path) -> None:
-    (project / "models").mkdir(parents=True)
+def write_bench_project(project: Path, lake: Path, models: dict[str, str], **output) -> None:
+    """A benchmark's dbt project: its models, and a profile of the embedded
+    session on `lake` (12 GiB of driver memory), with `output`'s extra keys."""
+    from dbt.adapters.lakehouse import hudi_bundle
+
+    (project / "models").mkdir(parents=True, exist_ok=True)
     (project / "dbt_project.yml").write_text(
         yaml.safe_dump({"name": "bench", "version": "1.0", "config-version": 2, "profile": "bench"})
     )
-    from dbt.adapters.lakehouse import hudi_bundle
+    target = {
+        "type": "lakehouse",
+        "method": "session",
+        "schema": "bench",
+        "threads": 1,
+        "lake_dir": str(lake),
+        "hudi_jar": str(hudi_bundle.locate(cache_dir=ROOT / ".cache" / "jars")),
+        "spark_conf": {"spark.driver.memory": "12g"},
+        **output,
+    }
+    profile = {"bench": {"target": "local", "outputs": {"local": target}}}
+    (project / "profiles.yml").write_text(yaml.safe_dump(profile))
+    for name, sql in models.items():
+        (project / "models" / f"{name}.sql").write_text(sql)
 
-    (project / "profiles.yml").write_text(
-        yaml.safe_dump(
-            {
-                "bench": {
-                    "target": "local",
-                    "outputs": {
-                        "local": {
-                            "type": "lakehouse",
-                            "method": "session",
-                            "schema": "bench",
-                            "threads": 1,
-                            "lake_dir": str(lake),
-                            "hudi_jar": str(hudi_bundle.locate(cache_dir=ROOT / ".cache" / "jars")),
-                            "spark_conf": {"spark.driver.memory": "12g"},
-                        }
-                    },
-                }
-            }
-        )
-    )
-    (project / "models" / "events.sql").write_text(UPSTREAM)
-    (project / "models" / "daily_spend.sql").write_text(DAILY_SPEND)
-    (project / "models" / "daily_spend_deltas.sql").write_text(DAILY_SPEND_DELTAS)
+
+def write_project(project: Path, lake: Path) -> None:
+    models = {
+        "events": UPSTREAM,
+        "daily_spend": DAILY_SPEND,
+        "daily_spend_deltas": DAILY_SPEND_DELTAS,
+    }
+    write_bench_project(project, lake, models)
 
 
 def load_size(rows: int, change_rows: int, upstream_type: str, work: Path) -> dict:

@@ -438,6 +438,16 @@ METHOD = """
   embedded default, the median of several: with Spark started in the process
   (warm start off), the first command (it starts the lake's server), and the
   later ones, which reuse it.
+- **Formats** (`adlake.bench.formats`): the scaling part's events table
+  written as Hudi, Iceberg and Delta by the same model (no index, no
+  compaction in the measured batches), each format and table type in a lake
+  of its own: a full refresh, a warm-up batch, then the measured 1% batch
+  (half new events, half corrections over every day); the rows and bytes
+  that batch's change read scans (Hudi's incremental query, Iceberg's
+  changelog, Delta's Change Data Feed: what `lake_changes` reads) against a
+  snapshot scan. Iceberg's scans and Delta's change feed report no bytes to
+  Spark, so theirs are the sizes of the files they read, from Iceberg's
+  metadata tables and Delta's log.
 """
 
 

@@ -40,11 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
-
-from adlake import ROOT
 from adlake.bench import children
-from adlake.bench.incremental import dbt, scan_metrics
+from adlake.bench.incremental import dbt, scan_metrics, write_bench_project
 
 # Batch 0 is the full build: events 1..rows at version 1. Batch k >= 1 brings
 # `batch_rows` events: half new ones (after every earlier batch's) and half
@@ -112,25 +109,7 @@ from range({{ batch * rows + 1 }}, {{ (batch + 1) * rows + 1 }})
 
 
 def write_project(project: Path, lake: Path) -> None:
-    from dbt.adapters.lakehouse import hudi_bundle
-
-    (project / "models").mkdir(parents=True, exist_ok=True)
-    (project / "dbt_project.yml").write_text(
-        yaml.safe_dump({"name": "bench", "version": "1.0", "config-version": 2, "profile": "bench"})
-    )
-    output = {
-        "type": "lakehouse",
-        "method": "session",
-        "schema": "bench",
-        "threads": 1,
-        "lake_dir": str(lake),
-        "hudi_jar": str(hudi_bundle.locate(cache_dir=ROOT / ".cache" / "jars")),
-        "spark_conf": {"spark.driver.memory": "12g"},
-    }
-    profile = {"bench": {"target": "local", "outputs": {"local": output}}}
-    (project / "profiles.yml").write_text(yaml.safe_dump(profile))
-    (project / "models" / "events.sql").write_text(EVENTS)
-    (project / "models" / "logs.sql").write_text(LOGS)
+    write_bench_project(project, lake, {"events": EVENTS, "logs": LOGS})
 
 
 def _spark():

@@ -18,9 +18,6 @@ Where a Delta model records what it consumed: delta_history.py.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
-
-from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse.change_reads import ranges
 from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead
@@ -37,19 +34,7 @@ def plan_read(
     columns: Sequence[tuple[str, str]],
     key: Sequence[str],
 ) -> ChangeRead:
-    """Decide the range of a Delta upstream (see ranges.plan_read, whose
-    checks of mode and on_gap it shares)."""
-    ranges.check_read_arguments(mode, on_gap, model)
-    end = history.latest
-    read = ChangeRead(
-        upstream, mode, None, end, columns=tuple(columns), upstream_format="delta", key=tuple(key)
+    """Decide the range of a Delta upstream (ranges.plan_versioned_read)."""
+    return ranges.plan_versioned_read(
+        upstream, mode, consumed, history.latest, history.gap, on_gap, model, columns, key, "delta"
     )
-    if consumed is None or end is None:
-        return read
-    gap = None if consumed == end else history.gap(consumed)
-    if gap is None:
-        return replace(read, begin=consumed)
-    note = f"Model '{model}': the version it last consumed from {upstream} ({consumed}) {gap}."
-    if on_gap == "fail":
-        raise CompilationError(f"{note} Rebuild with `dbt run --full-refresh --select {model}`.")
-    return replace(read, note=note + " Reading the full table instead.")

@@ -21,9 +21,6 @@ Where an Iceberg model records what it consumed: iceberg_history.py.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
-
-from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse.change_reads import ranges
 from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead
@@ -40,22 +37,19 @@ def plan_read(
     columns: Sequence[tuple[str, str]],
     key: Sequence[str],
 ) -> ChangeRead:
-    """Decide the range of an Iceberg upstream (see ranges.plan_read, whose
-    checks of mode and on_gap it shares)."""
-    ranges.check_read_arguments(mode, on_gap, model)
-    end = ancestry.current
-    read = ChangeRead(
-        upstream, mode, None, end, columns=tuple(columns), upstream_format="iceberg", key=tuple(key)
+    """Decide the range of an Iceberg upstream (ranges.plan_versioned_read)."""
+    return ranges.plan_versioned_read(
+        upstream,
+        mode,
+        consumed,
+        ancestry.current,
+        lambda position: _gap(upstream, position, ancestry),
+        on_gap,
+        model,
+        columns,
+        key,
+        "iceberg",
     )
-    if consumed is None or end is None:
-        return read
-    gap = None if consumed == end else _gap(upstream, consumed, ancestry)
-    if gap is None:
-        return replace(read, begin=consumed)
-    note = f"Model '{model}': the snapshot it last consumed from {upstream} ({consumed}) {gap}."
-    if on_gap == "fail":
-        raise CompilationError(f"{note} Rebuild with `dbt run --full-refresh --select {model}`.")
-    return replace(read, note=note + " Reading the full table instead.")
 
 
 def _gap(upstream: str, consumed: str, ancestry: Ancestry) -> str | None:

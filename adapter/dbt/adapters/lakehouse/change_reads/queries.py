@@ -76,9 +76,7 @@ class ChangeReadQueries:
         """An Iceberg range (iceberg_ranges.py): its changelog view, or the
         snapshot it ends at when read whole."""
         if read.is_empty:
-            if read.mode == "cdc":
-                return self._sql("no_cdc_rows")
-            return self._sql("no_rows", relation=read.upstream)
+            return self._no_rows(read)
         if read.begin is None:
             if read.mode == "cdc":
                 return self._sql(
@@ -105,9 +103,7 @@ class ChangeReadQueries:
         """A Delta range (delta_ranges.py): its change feed, or the version it
         ends at when read whole."""
         if read.is_empty:
-            if read.mode == "cdc":
-                return self._sql("no_cdc_rows")
-            return self._sql("no_rows", relation=read.upstream)
+            return self._no_rows(read)
         if read.begin is None:
             if read.mode == "cdc":
                 return self._sql(
@@ -125,6 +121,12 @@ class ChangeReadQueries:
             columns=list(read.columns),
             key=list(read.key),
         )
+
+    def _no_rows(self, read: ChangeRead) -> str:
+        """An empty range of an Iceberg or Delta upstream, with the read's columns."""
+        if read.mode == "cdc":
+            return self._sql("no_cdc_rows")
+        return self._sql("no_rows", relation=read.upstream)
 
     @staticmethod
     def _location(read: ChangeRead) -> str:

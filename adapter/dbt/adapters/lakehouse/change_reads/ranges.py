@@ -11,8 +11,8 @@ incremental query uses since 1.0); the begin is exclusive, the end inclusive.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 
 from dbt_common.exceptions import CompilationError
 
@@ -205,6 +205,44 @@ def plan_read(
     return ChangeRead(
         upstream, mode, None, end, note=note + " Reading the full table instead.", columns=columns
     )
+
+
+def plan_versioned_read(
+    upstream: str,
+    mode: str,
+    consumed: str | None,
+    end: str | None,
+    gap: Callable[[str], str | None],
+    on_gap: str,
+    model: str,
+    columns: Iterable[tuple[str, str]],
+    key: Iterable[str],
+    upstream_format: str,
+) -> ChangeRead:
+    """The range of an Iceberg or Delta upstream (iceberg_ranges.py,
+    delta_ranges.py): after `consumed` through `end`, unless `gap` says why
+    reading after `consumed` could miss changes; then whole, or an error with
+    on_gap='fail'."""
+    check_read_arguments(mode, on_gap, model)
+    read = ChangeRead(
+        upstream,
+        mode,
+        None,
+        end,
+        columns=tuple(columns),
+        upstream_format=upstream_format,
+        key=tuple(key),
+    )
+    if consumed is None or end is None:
+        return read
+    reason = None if consumed == end else gap(consumed)
+    if reason is None:
+        return replace(read, begin=consumed)
+    unit = "snapshot" if upstream_format == "iceberg" else "version"
+    note = f"Model '{model}': the {unit} it last consumed from {upstream} ({consumed}) {reason}."
+    if on_gap == "fail":
+        raise CompilationError(f"{note} Rebuild with `dbt run --full-refresh --select {model}`.")
+    return replace(read, note=note + " Reading the full table instead.")
 
 
 def check_read_arguments(mode: str, on_gap: str, model: str) -> None:
