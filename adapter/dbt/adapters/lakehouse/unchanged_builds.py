@@ -98,6 +98,9 @@ class BuildRecords:
             if not is_not_hudi(exc):
                 raise
         # A Delta model: its latest commit that recorded it (an incremental
-        # write's user metadata), else the properties its build set.
-        recorded = self._metadata.delta_history(table).recorded(BUILT_FROM_KEY)
+        # write's user metadata), else the properties its build set. (Any
+        # other relation, say the view a model was before, has no history.)
+        recorded = None
+        if self._metadata.describe(table).details.get("Provider", "").lower() == "delta":
+            recorded = self._metadata.delta_history(table).recorded(BUILT_FROM_KEY)
         return recorded or self._metadata.table_properties(table).get(BUILT_FROM_PROPERTY)
