@@ -3,12 +3,26 @@ figures come back as JSON on its last `figures: ` line."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 PREFIX = "figures: "
+
+
+def add_phase_arguments(parser: argparse.ArgumentParser, phases: Iterable[str]) -> None:
+    """The hidden arguments a benchmark passes to the child that runs one of
+    its phases (phase_arguments)."""
+    parser.add_argument("--phase", choices=sorted(phases), help=argparse.SUPPRESS)
+    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--params", help=argparse.SUPPRESS)
+
+
+def phase_arguments(phase: str, work: Path, params: dict) -> list[str]:
+    return ["--phase", phase, "--work", str(work), "--params", json.dumps(params)]
 
 
 def report(figures: dict) -> None:

@@ -202,7 +202,7 @@ def measure(file_format: str, table_type: str, rows: int) -> dict:
     figures: dict = {}
     try:
         for phase in PHASES:
-            args = ["--phase", phase, "--work", str(work), "--params", json.dumps(params)]
+            args = children.phase_arguments(phase, work, params)
             failure = f"{phase} {params}: failed; see {work}"
             figures.update(children.run(__spec__.name, args, failure))
     finally:
@@ -230,9 +230,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--formats", default=",".join(FORMATS))
     parser.add_argument("--types", default="mor,cow")
     parser.add_argument("--json", type=Path, help="write every figure here")
-    parser.add_argument("--phase", choices=sorted(PHASES), help=argparse.SUPPRESS)
-    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--params", help=argparse.SUPPRESS)
+    children.add_phase_arguments(parser, PHASES)
     args = parser.parse_args(argv)
     if args.phase:
         child_main(args.phase, args.work, json.loads(args.params))

@@ -252,7 +252,7 @@ def child_main(phase: str, work: Path, params: dict) -> None:
 
 
 def run_phase(phase: str, work: Path, params: dict) -> dict:
-    args = ["--phase", phase, "--work", str(work), "--params", json.dumps(params)]
+    args = children.phase_arguments(phase, work, params)
     return children.run(__spec__.name, args, f"{phase} {params}: failed; see {work}")
 
 
@@ -345,9 +345,7 @@ def main(argv: list[str] | None = None) -> None:
         "default: none set, Hudi's own)",
     )
     parser.add_argument("--json", type=Path, help="write every figure here")
-    parser.add_argument("--phase", choices=sorted(PHASES), help=argparse.SUPPRESS)
-    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--params", help=argparse.SUPPRESS)
+    children.add_phase_arguments(parser, PHASES)
     args = parser.parse_args(argv)
     if args.phase:
         child_main(args.phase, args.work, json.loads(args.params))
