@@ -51,6 +51,7 @@ LONGEST_FIRST = [
     "tests/adapter/functional/targets/test_server_failures.py",  # ~200
     "tests/toolkit/test_profile_batch_run.py",  # ~190
     "tests/toolkit/test_bench_alternatives.py",  # ~150
+    "tests/adapter/dbt_suite/test_other_formats.py",  # ~150
     "tests/warehouse/test_soak.py",  # ~140
     "tests/adapter/functional/warm_start/test_warm_start.py",  # ~110
     "tests/adapter/functional/docs/test_catalog.py",  # ~100

@@ -266,8 +266,8 @@ def test_delta_gets_its_jars_its_extension_and_the_session_catalog_of_hudi_and_d
     assert "spark.databricks.delta.snapshotPartitions" not in cluster
     assert table_formats.CATALOGS["delta"] is None
     assert table_formats.extensions(["delta", "iceberg", "hudi"]) == [
-        table_formats.ICEBERG_EXTENSION,
         table_formats.DELTA_EXTENSION,
+        table_formats.ICEBERG_EXTENSION,
     ]
     assert table_formats.started_with(None, f"x,{table_formats.DELTA_EXTENSION}") == [
         "hudi",

@@ -48,6 +48,12 @@ HUDI_AND_DELTA_CATALOG = "lakehouse.catalog.LakeSessionCatalog"
 # The dbt database (Spark catalog) of each format's tables; None: the session catalog.
 CATALOGS: dict[str, str | None] = {"hudi": None, "iceberg": "iceberg", "delta": None}
 EXTENSIONS = {"iceberg": ICEBERG_EXTENSION, "delta": DELTA_EXTENSION}
+# The order of the SQL extensions in spark.sql.extensions: Delta's before
+# Iceberg's. Iceberg's row-lineage rule for UPDATE (1.10 to 1.12, Spark 3.5)
+# fails on any table not Iceberg's ("scala.MatchError: DeltaTableV2", as a
+# dbt snapshot test's UPDATE of a Delta table met it); with Delta's rules
+# first, an UPDATE of a Delta table is Delta's before Iceberg's rule sees it.
+EXTENSION_ORDER = ("delta", "iceberg")
 
 
 def is_iceberg_table(name: str) -> bool:
@@ -131,7 +137,7 @@ RUNTIME_JARS = {
 
 def extensions(formats: Iterable[str]) -> list[str]:
     wanted = list(formats)
-    return [EXTENSIONS[f] for f in FORMATS if f in EXTENSIONS and f in wanted]
+    return [EXTENSIONS[f] for f in EXTENSION_ORDER if f in wanted]
 
 
 def started_with(formats_conf: str | None, extensions: str | None) -> list[str]:

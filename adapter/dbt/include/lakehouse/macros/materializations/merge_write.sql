@@ -22,6 +22,15 @@
   {%- set strategy = lakehouse_write_strategy(lake) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_relation(this) -%}
+  {#- A model that was a view becomes a table: the view goes first (an
+      Iceberg model's view was in the session catalog, its table is not). -#}
+  {%- set view = adapter.get_relation(none, this.schema, this.identifier) if iceberg else existing_relation -%}
+  {%- if view is not none and view.is_view -%}
+    {%- do adapter.drop_relation(view) -%}
+    {%- if not iceberg -%}
+      {%- set existing_relation = none -%}
+    {%- endif -%}
+  {%- endif -%}
   {%- set temp_relation = adapter.scratch_relation(this, 'batch') -%}
   {%- if temp_relation.schema is not none -%}
     {#- (A scratch table is parquet, in the session catalog's schema of that name.) -#}
@@ -261,7 +270,7 @@
     select {{ lakehouse_src() }}.* from {{ batch }} as {{ lakehouse_src() }}
     {%- if predicates %}
     {#- A batch row whose key is stored in a row the predicates exclude is
-        left out: written, it would replace the very row they protect. -#}
+        left out: written, it would replace the very row they protect. #}
     left anti join {{ target }} as {{ lakehouse_dest() }}
       on {{ lakehouse_key_match(lake.record_key) }}
       and not coalesce(({{ predicates | join(') and (') }}), false)

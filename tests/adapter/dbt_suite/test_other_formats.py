@@ -1,0 +1,203 @@
+"""dbt's adapter classes on Delta tables (`+file_format: delta` on models,
+seeds and snapshots), as a user of Delta runs them, in a session that holds
+all three formats.
+
+The rest of this folder runs on the worker's embedded session, which has only
+Hudi's jars: a JVM's classpath is fixed when it starts. So these classes run
+with warm start on, as a user's dbt does by default: dbt still runs in this
+process, and its Spark is one warm server on a lake of this file's own,
+started by the first class with Iceberg's and Delta's jars (the profile's
+`table_formats`) and stopped at the end by its pid. One server for every
+class keeps the file's cost to the classes' own work. Which classes, and why
+not on Iceberg: docs/development.md, "The same classes on Delta".
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from dbt.tests.adapter.basic.test_base import BaseSimpleMaterializations
+from dbt.tests.adapter.basic.test_incremental import BaseIncremental
+from dbt.tests.adapter.basic.test_snapshot_timestamp import BaseSnapshotTimestamp
+from dbt.tests.adapter.incremental import test_incremental_unique_id as unique_id
+from dbt.tests.adapter.incremental.test_incremental_merge_exclude_columns import (
+    BaseMergeExcludeColumns,
+)
+from dbt.tests.adapter.incremental.test_incremental_on_schema_change import (
+    BaseIncrementalOnSchemaChange,
+)
+from dbt.tests.util import run_dbt
+
+from dbt.adapters.lakehouse import warm_state
+from dbt.adapters.lakehouse.credentials import WARM_START_ENV_VAR
+from tests.adapter.dbt_suite import test_incremental
+from tests.dbt_harness import hudi_jar
+
+FORMATS = ("iceberg", "delta")
+
+
+@pytest.fixture(scope="module")
+def formats_lake(tmp_path_factory):
+    """The lake of this file's warm server; the server stopped by its pid at the end."""
+    lake = tmp_path_factory.mktemp("formats_suite_lake")
+    before = os.environ.get(WARM_START_ENV_VAR)
+    os.environ[WARM_START_ENV_VAR] = "1"
+    try:
+        yield lake
+    finally:
+        if before is None:
+            os.environ.pop(WARM_START_ENV_VAR, None)
+        else:
+            os.environ[WARM_START_ENV_VAR] = before
+        state = warm_state.read_state(lake)
+        if state is not None:
+            warm_state.terminate(state, timeout=20)
+
+
+@pytest.fixture(scope="class")
+def dbt_profile_target(formats_lake):
+    return {
+        "type": "lakehouse",
+        "method": "session",
+        "host": "embedded",
+        "lake_dir": str(formats_lake),
+        "hudi_jar": str(hudi_jar()),
+        "table_formats": list(FORMATS),
+        "master": "local[2]",
+        "warm_idle_timeout": 600,
+        "threads": 1,
+    }
+
+
+class OnFormat:
+    """The class's models, seeds and snapshots in the format it names, over
+    whatever project config the dbt class (or this suite's subclass of it)
+    sets."""
+
+    file_format: str
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self):
+        after = type(self).__mro__[type(self).__mro__.index(OnFormat) + 1 :]
+        parent = next(
+            (
+                k.__dict__["project_config_update"]
+                for k in after
+                if "project_config_update" in k.__dict__
+            ),
+            None,
+        )
+        config = parent.__wrapped__(self) if parent is not None else {}
+        for kind in ("models", "seeds", "snapshots"):
+            config.setdefault(kind, {})["+file_format"] = self.file_format
+        return config
+
+
+class TestSimpleMaterializationsDelta(OnFormat, BaseSimpleMaterializations):
+    file_format = "delta"
+
+
+class TestIncrementalDelta(OnFormat, BaseIncremental):
+    file_format = "delta"
+
+
+class TestIncrementalUniqueKeyDelta(
+    OnFormat, test_incremental.HudiUniqueKey, unique_id.SubBaseIncrementalUniqueKey
+):
+    """A Delta table's first load keeps one row per key, as a Hudi table's
+    does (HudiUniqueKey says what that changes): one key, a compound key, a
+    key whose first load has a duplicate."""
+
+    file_format = "delta"
+    test__one_unique_key = unique_id.BaseIncrementalUniqueKey.test__one_unique_key
+    test__trinary_unique_key_list = unique_id.BaseIncrementalUniqueKey.test__trinary_unique_key_list
+    test__unary_unique_key_list = (
+        test_incremental.TestIncrementalUniqueKey.test__unary_unique_key_list
+    )
+
+
+class TestIncrementalOnSchemaChangeDelta(OnFormat, BaseIncrementalOnSchemaChange):
+    """sync_all_columns would drop a column, which Delta does only under
+    column mapping, and that blocks a Delta table's rebuilds and its change
+    feed across the drop: the drop is refused, naming the model and the two
+    ways on, and the full refresh it names builds the table. (Adding columns
+    is a plain ALTER on every format: the Hudi class runs dbt's cases.)"""
+
+    file_format = "delta"
+    test_run_incremental_ignore = None
+    test_run_incremental_fail_on_schema_change = None
+    test_run_incremental_append_new_columns = None
+    test_run_incremental_sync_all_columns = None
+
+    def test_a_column_drop_is_refused_and_a_full_refresh_builds(self, project):
+        select = ["--select", "model_a incremental_sync_all_columns"]
+        run_dbt(["run", *select])
+        refused = run_dbt(["run", *select], expect_pass=False)
+        [message] = [r.message for r in refused.results if r.node.name != "model_a"]
+        assert "Model incremental_sync_all_columns (file_format: delta" in message, message
+        assert "--full-refresh" in message and "append_new_columns" in message, message
+        run_dbt(["run", *select, "--full-refresh"])
+        # The model's first build: the rows of model_a up to id 3.
+        built, expected = (
+            project.run_sql(f"select count(*) from {project.test_schema}.{name}", fetch="one")[0]
+            for name in ("incremental_sync_all_columns", "model_a where id <= 3")
+        )
+        assert built == expected == 3
+
+
+class TestMergeExcludeColumnsDelta(OnFormat, BaseMergeExcludeColumns):
+    file_format = "delta"
+
+
+class TestIncrementalPredicatesDelta(OnFormat, test_incremental.TestIncrementalPredicates):
+    file_format = "delta"
+
+
+class TestSnapshotTimestampDelta(OnFormat, BaseSnapshotTimestamp):
+    file_format = "delta"
+
+
+class TestIcebergModelSwitchesMaterialization:
+    """An Iceberg model's table is in Iceberg's catalog, its view in the
+    session catalog (dbt's classes cannot run on Iceberg: docs/development.md
+    says why). Switched between the two, as BaseSimpleMaterializations
+    switches its `swappable` model, the model keeps one relation: the other
+    catalog's is dropped."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {
+            "swap.sql": "{{ config(materialized=var('m'), file_format='iceberg') }}\nselect 1 as id"
+        }
+
+    def relations(self, project) -> dict[str, str]:
+        """The model's relation in each catalog: view, table or missing
+        (Iceberg's catalog holds tables only)."""
+
+        def names(sql: str) -> set[str]:
+            try:
+                return {row[1] for row in project.run_sql(sql, fetch="all")}
+            except Exception as exc:  # a namespace not made yet holds nothing
+                message = str(exc).lower()
+                assert "not found" in message or "does not exist" in message, exc
+                return set()
+
+        schema = project.test_schema
+        session = "missing"
+        if "swap" in names(f"show views in {schema}"):
+            session = "view"
+        elif "swap" in names(f"show tables in {schema}"):
+            session = "table"
+        iceberg = "table" if "swap" in names(f"show tables in iceberg.{schema}") else "missing"
+        return {"session": session, "iceberg": iceberg}
+
+    def test_a_switched_model_keeps_one_relation(self, project):
+        for materialized, expected in (
+            ("view", {"session": "view", "iceberg": "missing"}),
+            ("table", {"session": "missing", "iceberg": "table"}),
+            ("view", {"session": "view", "iceberg": "missing"}),
+            ("incremental", {"session": "missing", "iceberg": "table"}),
+        ):
+            run_dbt(["run", "--vars", f"m: {materialized}"])
+            assert self.relations(project) == expected, materialized
