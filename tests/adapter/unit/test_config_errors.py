@@ -17,7 +17,9 @@ a unique_key is not refused (a keyless table simply has nothing to order).
 
 import pytest
 
-from dbt.adapters.lakehouse.relation_configs import HudiTableConfig, LakeConfigError
+from dbt.adapters.lakehouse.relation_configs import HudiTableConfig, LakeConfigError, format_support
+from dbt.adapters.lakehouse.relation_configs.delta_table import DeltaTableConfig
+from dbt.adapters.lakehouse.relation_configs.iceberg_table import IcebergTableConfig
 
 MODEL = "fct_orders"
 NO_VALUE = object()  # the mistake is a missing setting: there is no bad value to show
@@ -602,3 +604,75 @@ def test_wrong_config_names_model_key_value_and_what_is_allowed(config, check, k
         expected.append(f"= {value!r}")
     for fragment in expected:
         assert fragment in message, f"{fragment!r} not in {message!r}"
+
+
+# --- the same mistakes on Iceberg and Delta models ---------------------------
+# A config both formats take means what it means on Hudi (format_support.py),
+# and is parsed by the same code: its mistakes fail with the same message. Rows
+# whose config a format refuses by name are left out (test_table_formats.py
+# tests those refusals).
+MERGE_FORMATS = {"iceberg": IcebergTableConfig, "delta": DeltaTableConfig}
+
+
+def _taken_by(fmt: str, config: dict) -> bool:
+    return all(
+        getattr(format_support.BY_KEY[key], fmt) is not None
+        for key in config
+        if key in format_support.BY_KEY
+    )
+
+
+# Rows whose message is Hudi's own: an index on Iceberg is only a bucket
+# partition field (its message says so, test_table_formats.py), and Hudi's
+# table properties mean nothing on the other formats (theirs are below).
+HUDI_ONLY = {"index", "tblproperties"}
+
+PARSE_ROWS = [
+    pytest.param(fmt, *row[1:], id=f"{fmt}: {row[0]}")
+    for fmt in MERGE_FORMATS
+    for row in ROWS
+    if row[2] is None and _taken_by(fmt, row[1]) and not HUDI_ONLY & set(row[1])
+] + [
+    pytest.param(
+        fmt,
+        {"table_type": "cow", "tblproperties": {prop: value}},
+        None,
+        f"tblproperties.{prop}",
+        value,
+        ["table_type = 'cow'", f"file_format '{fmt}'", "prefer table_type"],
+        id=f"{fmt}: tblproperties conflict with table_type",
+    )
+    for fmt, prop, value in (
+        ("iceberg", "write.merge.mode", "merge-on-read"),
+        ("delta", "delta.enableDeletionVectors", "true"),
+        ("delta", "delta.enableChangeDataFeed", "false"),
+    )
+]
+
+
+@pytest.mark.parametrize("fmt,config,check,key,value,allowed", PARSE_ROWS)
+def test_the_same_mistake_on_iceberg_and_delta_gets_the_same_message(
+    fmt, config, check, key, value, allowed
+):
+    with pytest.raises(LakeConfigError) as excinfo:
+        MERGE_FORMATS[fmt].from_model_config(MODEL, config)
+    message = str(excinfo.value)
+    expected = [f"Model '{MODEL}'", f"config '{key}'", *allowed]
+    if value is not NO_VALUE:
+        expected.append(f"= {value!r}")
+    for fragment in expected:
+        assert fragment in message, f"{fragment!r} not in {message!r}"
+
+
+def test_a_property_the_configs_set_may_be_repeated_and_a_free_one_changed():
+    same = {"table_type": "mor", "tblproperties": {"delta.enableDeletionVectors": "true"}}
+    assert (
+        DeltaTableConfig.from_model_config(MODEL, same).table_properties()[
+            "delta.enableDeletionVectors"
+        ]
+        == "true"
+    )
+    v3 = {"tblproperties": {"format-version": "3"}}
+    assert (
+        IcebergTableConfig.from_model_config(MODEL, v3).table_properties()["format-version"] == "3"
+    )

@@ -79,8 +79,10 @@ CONFIGS: tuple[Support, ...] = (
     Support(
         "tblproperties",
         hudi="table properties",
-        iceberg="table properties (Iceberg's own: `write.target-file-size-bytes`, ...)",
-        delta="table properties (Delta's own: `delta.targetFileSize`, ...)",
+        iceberg="table properties (Iceberg's own: `write.target-file-size-bytes`, ...); "
+        "not the `write.*.mode` that table_type sets",
+        delta="table properties (Delta's own: `delta.targetFileSize`, ...); not the "
+        "deletion vectors table_type sets, nor the change data feed change reads need",
     ),
     Support(
         "hudi_options",

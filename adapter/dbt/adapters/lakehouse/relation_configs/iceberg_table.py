@@ -28,6 +28,8 @@ class IcebergTableConfig(MergeTableConfig):
     format = "iceberg"
     # What expire_snapshots expires.
     position = "snapshot"
+    # A table may be made in another format version.
+    free_properties = tuple(FORMAT_VERSION)
 
     def format_properties(self) -> dict[str, str]:
         mode = MODE_OF_TYPE[self.table_type]

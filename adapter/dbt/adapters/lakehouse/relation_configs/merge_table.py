@@ -62,7 +62,7 @@ class MergeTableConfig(KeyedTable):
         # the format has no way to do is refused.
         cleaning = CleaningConfig.from_model_config(model, config, {})
         cls.check_cleaning(model, cleaning)
-        return cls(
+        lake = cls(
             model=model,
             layout=layout,
             buckets=_buckets(model, cls.format, config.get("index"), layout),
@@ -71,6 +71,8 @@ class MergeTableConfig(KeyedTable):
             delete_condition=delete_condition.strip() if delete_condition else None,
             user_properties={str(k): stringify(v) for k, v in properties.items()},
         )
+        lake.check_user_properties()
+        return lake
 
     def resolve_strategy(self, name: str) -> str:
         """The strategy a write runs: `name`, checked, or the one it runs as
@@ -112,6 +114,25 @@ class MergeTableConfig(KeyedTable):
     def format_properties(self) -> dict[str, str]:
         """The format's own properties for the configs (table_type, ...)."""
         raise NotImplementedError
+
+    # Properties format_properties sets that tblproperties may set otherwise.
+    free_properties: ClassVar[tuple[str, ...]] = ()
+
+    def check_user_properties(self) -> None:
+        """A table property the configs decide (table_type's, what change
+        reads need) is refused in tblproperties with another value: it would
+        win over the config without a word."""
+        owned = {k: v for k, v in self.format_properties().items() if k not in self.free_properties}
+        for key, value in self.user_properties.items():
+            if key in owned and owned[key] != value:
+                raise LakeConfigError(
+                    self.model,
+                    f"tblproperties.{key}",
+                    value,
+                    f"The adapter sets it to '{owned[key]}' for table_type = "
+                    f"'{self.table_type}' on file_format '{self.format}' (and what change "
+                    "reads need): prefer table_type, and remove it from tblproperties.",
+                )
 
     def table_properties(self) -> dict[str, str]:
         own = self.format_properties()
