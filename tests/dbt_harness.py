@@ -112,6 +112,19 @@ def hudi_jar() -> Path:
     return hudi_bundle.locate(cache_dir=REPO / ".cache" / "jars")
 
 
+def embedded_target(lake_dir: Path) -> dict:
+    """A dbt profile target on the embedded session, on a lake folder (dbt's
+    adapter test classes take it as their `dbt_profile_target`)."""
+    return {
+        "type": "lakehouse",
+        "method": "session",
+        "host": "embedded",
+        "lake_dir": str(lake_dir),
+        "hudi_jar": str(hudi_jar()),
+        "threads": 1,
+    }
+
+
 def run_dbt(
     args: list[str],
     project_dir: Path,

@@ -12,19 +12,12 @@ import pytest
 from dbt.adapters.factory import reset_adapters
 from dbt.tests.fixtures.project import *  # noqa: F401,F403  (pytest finds fixtures by name)
 
-from tests.dbt_harness import hudi_jar
+from tests.dbt_harness import embedded_target
 
 
 @pytest.fixture(scope="class")
 def dbt_profile_target(lake_dir):
-    return {
-        "type": "lakehouse",
-        "method": "session",
-        "host": "embedded",
-        "lake_dir": str(lake_dir),
-        "hudi_jar": str(hudi_jar()),
-        "threads": 1,
-    }
+    return embedded_target(lake_dir)
 
 
 @pytest.fixture(scope="class", autouse=True)

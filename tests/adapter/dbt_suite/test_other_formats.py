@@ -32,7 +32,7 @@ from dbt.tests.util import run_dbt
 from dbt.adapters.lakehouse import warm_state
 from dbt.adapters.lakehouse.credentials import WARM_START_ENV_VAR
 from tests.adapter.dbt_suite import test_incremental
-from tests.dbt_harness import hudi_jar
+from tests.dbt_harness import embedded_target
 
 FORMATS = ("iceberg", "delta")
 
@@ -57,16 +57,10 @@ def formats_lake(tmp_path_factory):
 
 @pytest.fixture(scope="class")
 def dbt_profile_target(formats_lake):
-    return {
-        "type": "lakehouse",
-        "method": "session",
-        "host": "embedded",
-        "lake_dir": str(formats_lake),
-        "hudi_jar": str(hudi_jar()),
+    return embedded_target(formats_lake) | {
         "table_formats": list(FORMATS),
         "master": "local[2]",
         "warm_idle_timeout": 600,
-        "threads": 1,
     }
 
 

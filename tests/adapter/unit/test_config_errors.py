@@ -585,6 +585,15 @@ ROWS = [
 ]
 
 
+def assert_names(message: str, key: str, value, allowed: list[str]) -> None:
+    """The message names the model, the key, the bad value and what is allowed."""
+    expected = [f"Model '{MODEL}'", f"config '{key}'", *allowed]
+    if value is not NO_VALUE:
+        expected.append(f"= {value!r}")
+    for fragment in expected:
+        assert fragment in message, f"{fragment!r} not in {message!r}"
+
+
 @pytest.mark.parametrize(
     "config,check,key,value,allowed", [pytest.param(*row[1:], id=row[0]) for row in ROWS]
 )
@@ -598,12 +607,7 @@ def test_wrong_config_names_model_key_value_and_what_is_allowed(config, check, k
         )  # parses: the later check refuses it
         with pytest.raises(LakeConfigError) as excinfo:
             check(lake)
-    message = str(excinfo.value)
-    expected = [f"Model '{MODEL}'", f"config '{key}'", *allowed]
-    if value is not NO_VALUE:
-        expected.append(f"= {value!r}")
-    for fragment in expected:
-        assert fragment in message, f"{fragment!r} not in {message!r}"
+    assert_names(str(excinfo.value), key, value, allowed)
 
 
 # --- the same mistakes on Iceberg and Delta models ---------------------------
@@ -656,12 +660,7 @@ def test_the_same_mistake_on_iceberg_and_delta_gets_the_same_message(
 ):
     with pytest.raises(LakeConfigError) as excinfo:
         MERGE_FORMATS[fmt].from_model_config(MODEL, config)
-    message = str(excinfo.value)
-    expected = [f"Model '{MODEL}'", f"config '{key}'", *allowed]
-    if value is not NO_VALUE:
-        expected.append(f"= {value!r}")
-    for fragment in expected:
-        assert fragment in message, f"{fragment!r} not in {message!r}"
+    assert_names(str(excinfo.value), key, value, allowed)
 
 
 def test_a_property_the_configs_set_may_be_repeated_and_a_free_one_changed():
