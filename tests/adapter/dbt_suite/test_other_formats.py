@@ -15,6 +15,7 @@ not on Iceberg: docs/development.md, "The same classes on Delta".
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from dbt.tests.adapter.basic.test_base import BaseSimpleMaterializations
@@ -195,3 +196,52 @@ class TestIcebergModelSwitchesMaterialization:
         ):
             run_dbt(["run", "--vars", f"m: {materialized}"])
             assert self.relations(project) == expected, materialized
+
+
+class TestDeltaLocationRoot:
+    """`location_root` on a Delta model: its table is an external table in
+    <location_root>/<alias>, merged in place run after run. Given a new
+    location_root, an incremental run refuses, naming both folders and
+    --full-refresh; the full refresh builds the table there and the old
+    folder keeps its files."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {
+            "placed.sql": """
+{{ config(materialized='incremental', file_format='delta', unique_key='id',
+          location_root=var('root')) }}
+select id, {{ var('v') }} as v from (values (1), (2)) as t(id)
+"""
+        }
+
+    def test_the_table_lives_under_location_root_and_moves_by_a_full_refresh(self, project):
+        first, second = (Path(project.project_root) / name for name in ("first", "second"))
+        table = f"{project.test_schema}.placed"
+
+        def run(root, v, *extra, expect_pass=True):
+            return run_dbt(
+                ["run", "--vars", f"{{root: '{root}', v: {v}}}", *extra], expect_pass=expect_pass
+            )
+
+        def state():
+            [detail] = project.run_sql(f"describe detail {table}", fetch="all")
+            rows = project.run_sql(f"select id, v from {table} order by id", fetch="all")
+            return detail[4], [tuple(r) for r in rows]  # location, rows
+
+        run(first, 1)
+        run(first, 2)
+        assert state() == (f"file:{first}/placed", [(1, 2), (2, 2)])
+        operations = project.run_sql(f"describe history {table}", fetch="all")
+        assert sorted((r[0], r[4]) for r in operations)[-1] == (1, "MERGE")
+        assert (first / "placed" / "_delta_log").is_dir()
+
+        [refused] = run(second, 3, expect_pass=False).results
+        assert f"its table is at file:{first}/placed" in refused.message, refused.message
+        assert f"location_root puts it at {second}/placed" in refused.message
+        assert "--full-refresh" in refused.message
+        assert state() == (f"file:{first}/placed", [(1, 2), (2, 2)])
+
+        run(second, 3, "--full-refresh")
+        assert state() == (f"file:{second}/placed", [(1, 3), (2, 3)])
+        assert list((first / "placed" / "_delta_log").glob("*.json")), "the old folder's files"

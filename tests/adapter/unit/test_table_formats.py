@@ -16,6 +16,7 @@ from dbt.adapters.lakehouse import (
     format_jars,
     hudi_bundle,
     iceberg_services,
+    storage,
     table_formats,
 )
 from dbt.adapters.lakehouse.relation import LakehouseRelation
@@ -67,7 +68,6 @@ def test_a_config_that_means_nothing_on_iceberg_names_model_key_format_and_advic
         ("index", {"type": "bucket", "buckets": 4}, "partition_by"),
         ("hudi_options", {"hoodie.x": "1"}, "tblproperties"),
         ("file_sizing", {"max_file_mb": 64}, "delta.targetFileSize"),
-        ("location_root", "/x", "Not built for Delta yet"),
         ("buckets", 4, "partition_by"),
     ],
 )
@@ -321,3 +321,17 @@ def test_a_server_without_a_format_is_named_with_how_to_start_it():
     assert "IcebergSparkSessionExtensions" in message and "spark.sql.catalog.iceberg=" in message
     both = table_formats.started_with("hudi,iceberg", None)
     table_formats.check_served(both, "iceberg", "thrift")
+
+
+@pytest.mark.parametrize(
+    "location, wanted, same",
+    [
+        ("file:/lake/ext/t", "/lake/ext/t", True),
+        ("file:///lake/ext/t/", "/lake/ext//t", True),
+        ("file:/lake/ext/t", "/lake/other/t", False),
+        ("s3a://bucket/ext/t", "s3a://bucket/ext/t/", True),
+        ("s3a://bucket/ext/t", "s3a://bucket/ext/u", False),
+    ],
+)
+def test_a_tables_location_is_compared_to_its_location_root_as_a_folder(location, wanted, same):
+    assert storage.same_folder(location, wanted) is same

@@ -27,6 +27,7 @@ from dbt.adapters.lakehouse import (
     iceberg_history,
     recovery,
     session_settings,
+    storage,
     strategies,
     table_formats,
 )
@@ -179,9 +180,16 @@ class LakehouseAdapter(SparkAdapter):
         """On a Thrift or Connect target, the server must hold the format: a
         server started without it fails on its catalog's first statement,
         with nothing that says why. (The embedded session checks as it starts.)"""
+        served = self._server_formats()
+        if served is not None:
+            table_formats.check_served(served, fmt, str(self.config.credentials.method.value))
+
+    def _server_formats(self) -> list[str] | None:
+        """The formats a Thrift or Connect target's server was started with
+        (asked once); None on the embedded session."""
         creds = self.config.credentials
         if not isinstance(creds, LakehouseCredentials) or creds.method == LakehouseMethod.SESSION:
-            return
+            return None
         if self._served_formats is None:
             setting = {
                 key: self._lake.session_setting(key)
@@ -190,7 +198,7 @@ class LakehouseAdapter(SparkAdapter):
             self._served_formats = table_formats.started_with(
                 setting[table_formats.FORMATS_CONF], setting["spark.sql.extensions"]
             )
-        table_formats.check_served(self._served_formats, fmt, str(creds.method.value))
+        return self._served_formats
 
     @available
     def table_formats(self) -> list[str]:
@@ -227,6 +235,15 @@ class LakehouseAdapter(SparkAdapter):
     def list_relations_without_caching(self, schema_relation: BaseRelation) -> list[BaseRelation]:
         if not schema_relation.database:
             return super().list_relations_without_caching(schema_relation)
+        served = self._server_formats()
+        if served is not None and not any(
+            catalog == schema_relation.database and fmt in served
+            for fmt, catalog in table_formats.CATALOGS.items()
+        ):
+            # dbt caches the schemas of every model, selected or not: on a
+            # server without the format its catalog holds nothing, and a
+            # model of that format fails by name when it runs (_check_served).
+            return []
         # A catalog of its own holds tables of its format only (Iceberg's:
         # no views), and Spark 3.5 has no SHOW TABLE EXTENDED for them.
         qualified = f"{schema_relation.database}.{schema_relation.schema}"
@@ -408,6 +425,13 @@ class LakehouseAdapter(SparkAdapter):
         ]
         table_columns = [(n.lower(), t.lower()) for n, t in self._columns_of(existing)]
         return table_columns == created_order and self._lake.has_rows(str(staged))
+
+    @available
+    def moved_location(self, relation: BaseRelation, wanted: str) -> str | None:
+        """Where an existing table is, when that is not `wanted` (the folder
+        a model's location_root gives it); None when it is there."""
+        _, _, location = self._lake.table_settings(_name(relation))
+        return None if storage.same_folder(location, wanted) else location
 
     @available
     def hudi_table_settings(self, relation: BaseRelation) -> tuple[dict[str, str], list[str], str]:

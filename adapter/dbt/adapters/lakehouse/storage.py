@@ -10,6 +10,7 @@ without it.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -26,6 +27,19 @@ def scheme(location: str) -> str:
 
 def is_local(location: str) -> bool:
     return scheme(location) == "file"
+
+
+def same_folder(location: str, wanted: str) -> bool:
+    """Whether a table's location, as the catalog reports it (`file:/a/b`
+    for a local folder), is the folder `wanted` (`/a/b`, `a/b` from the
+    working directory, `file:///a/b/`, or an object store's URI)."""
+
+    def normal(path: str) -> str:
+        if not is_local(path):
+            return path.rstrip("/")
+        return os.path.abspath(path.removeprefix("file://").removeprefix("file:"))
+
+    return normal(location) == normal(wanted)
 
 
 def warehouse_location(lake_dir: str, warehouse_dir: str | None) -> str:

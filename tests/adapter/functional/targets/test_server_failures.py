@@ -115,13 +115,16 @@ def test_server_killed_mid_run(project, tmp_path_factory, method):
         assert [a for _, _, a in completed_instants(timeline.parent.parent)].count(
             "deltacommit"
         ) == 2
-        # An Iceberg model on a server started without Iceberg: said so, and how.
-        project.model(
-            "iceberg_facts",
-            "{{ config(materialized='table', file_format='iceberg') }}\nselect 1 as id",
-        )
-        failed = " ".join(failures(project.dbt("run", "-s", "iceberg_facts", expect_ok=False)))
-        assert f"The Spark {method} server of this target holds hudi, not iceberg" in failed
-        assert "--table-formats hudi,iceberg" in failed
+        # An Iceberg or a Delta model on a server started without its
+        # format: said so, and how (Iceberg's as the run lists its catalog's
+        # schemas, Delta's, in the session catalog, as the model starts).
+        for fmt in ("iceberg", "delta"):
+            project.model(
+                f"{fmt}_facts",
+                f"{{{{ config(materialized='table', file_format='{fmt}') }}}}\nselect 1 as id",
+            )
+            failed = " ".join(failures(project.dbt("run", "-s", f"{fmt}_facts", expect_ok=False)))
+            assert f"The Spark {method} server of this target holds hudi, not {fmt}" in failed
+            assert f"--table-formats hudi,{fmt}" in failed
     finally:
         spark_server.stop(method, lake)

@@ -31,9 +31,10 @@ def servers(tmp_path_factory):
         if method not in started:
             lake = tmp_path_factory.mktemp(f"{method}_lake")
             port = spark_server.free_port()
-            # Serving Iceberg too: its jar, extension and catalog, as the
+            # Serving Iceberg and Delta too: their jars, extensions and
+            # catalogs (Delta's chained into the session catalog), as the
             # embedded session loads them.
-            spark_server.start(method, port, lake, formats=("hudi", "iceberg"))
+            spark_server.start(method, port, lake, formats=("hudi", "iceberg", "delta"))
             started[method] = (method, port, lake)
         return started[method]
 
@@ -74,6 +75,8 @@ CHANGES = """
 """
 # The same read into an Iceberg table (its positions in its own snapshots).
 ICEBERG_CHANGES = CHANGES.replace("materialized=", "file_format='iceberg', materialized=")
+# And into a Delta table (its positions in its commits' user metadata).
+DELTA_CHANGES = CHANGES.replace("materialized=", "file_format='delta', materialized=")
 
 
 def test_lake_features(project, target):
@@ -85,6 +88,7 @@ def test_lake_features(project, target):
     project.model("events_changes", CHANGES)
     if method != "session":  # (the tests' embedded session holds Hudi only)
         project.model("iceberg_changes", ICEBERG_CHANGES)
+        project.model("delta_changes", DELTA_CHANGES)
     # Each run updates every id (log files, which compaction merges); id 4
     # comes at an older version each time, late, and keeps its first.
     for version in (1, 2, 3):
@@ -122,6 +126,18 @@ def test_lake_features(project, target):
         )
         operations = query(method, port, f"select operation from {iceberg}.snapshots")
         assert len(operations) == 3  # one snapshot a run
+        # The Delta twin, named schema.table in the session catalog the
+        # server chains Delta's into: the same rows, a version a run, the
+        # last MERGE recording the Hudi instant it read up to.
+        delta = f"{project.schema}.delta_changes"
+        assert sorted(query(method, port, f"select id, version, cost from {delta}")) == rows(
+            "events"
+        )
+        history = sorted(query(method, port, f"describe history {delta}"))
+        assert [row[4] for row in history][1:] == ["MERGE", "MERGE"], history
+        recorded = json.loads(history[-1][13].split(":", 1)[1])["recorded"]  # userMetadata
+        latest = completed_instants(table("events"))[-1][1]
+        assert recorded == {f"hoodie.lakehouse.consumed.{project.schema}.events": latest}
 
     # dbt docs' catalog, with the lake stats, read through the method.
     project.dbt("docs", "generate", "--vars", "{v: 3}")
@@ -138,6 +154,9 @@ def test_lake_features(project, target):
     assert (stats("events")["table_type"], stats("events")["rows"]) == ("MERGE_ON_READ", 4)
     assert stats("events")["read_by_events_changes"].endswith(", up to date")
     assert stats("quiet")["pending_compactions"] == 1
+    if method != "session":
+        assert (stats("delta_changes")["commits"], stats("delta_changes")["rows"]) == (3, 4)
+        assert stats("events")["read_by_delta_changes"].endswith(", up to date")
 
     # CALL procedures: compaction, cleaning, rollback.
     project.dbt("run-operation", "lake_compact", "--args", "{model: quiet}")

@@ -27,9 +27,6 @@ class Support:
     instead: dict[str, str] = field(default_factory=dict)
 
 
-# What a config not built for Delta yet says.
-NOT_YET = "Not built for Delta yet"
-
 CONFIGS: tuple[Support, ...] = (
     Support(
         "unique_key",
@@ -142,12 +139,10 @@ CONFIGS: tuple[Support, ...] = (
         "location_root",
         hudi="the table's folder",
         iceberg=None,
-        delta=None,
+        delta="the table's folder (an external Delta table); moved by a full refresh",
         instead={
             "iceberg": "The iceberg catalog places its tables under the warehouse's iceberg/ "
             "folder: remove location_root.",
-            "delta": f"{NOT_YET}: remove location_root (Delta tables are managed tables of "
-            "the warehouse).",
         },
     ),
     Support(

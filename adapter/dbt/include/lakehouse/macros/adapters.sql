@@ -63,10 +63,15 @@
 {%- endmacro %}
 
 {% macro lakehouse__location_clause() -%}
-  {%- set location_root = config.get('location_root', validator=validation.any[basestring]) -%}
-  {%- if location_root is not none %}
-  location {{ lakehouse_string_literal(location_root ~ '/' ~ model['alias']) }}
+  {%- if config.get('location_root') is not none %}
+  location {{ lakehouse_string_literal(lakehouse_model_location()) }}
   {%- endif -%}
+{%- endmacro %}
+
+{#- The folder location_root gives the model's table: <location_root>/<alias>. -#}
+{% macro lakehouse_model_location() -%}
+  {%- set location_root = config.get('location_root', validator=validation.any[basestring]) -%}
+  {{- return(location_root ~ '/' ~ model['alias']) -}}
 {%- endmacro %}
 
 {% macro lakehouse__tblproperties_clause() -%}

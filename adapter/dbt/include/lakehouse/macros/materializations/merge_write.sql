@@ -31,6 +31,20 @@
       {%- set existing_relation = none -%}
     {%- endif -%}
   {%- endif -%}
+  {#- A Delta table whose location_root moved: a rebuild makes it at the new
+      folder (the old one keeps its files), an incremental run refuses. -#}
+  {%- if existing_relation is not none and config.get('location_root') -%}
+    {%- set moved_from = adapter.moved_location(existing_relation, lakehouse_model_location()) -%}
+    {%- if moved_from and rebuild -%}
+      {%- do adapter.drop_relation(existing_relation) -%}
+      {%- set existing_relation = none -%}
+    {%- elif moved_from -%}
+      {{ exceptions.raise_compiler_error(
+          "Model " ~ model.name ~ ": its table is at " ~ moved_from ~ ", and location_root puts it at "
+          ~ lakehouse_model_location() ~ ". Run it with --full-refresh to build it there (the files at "
+          ~ moved_from ~ " stay), or set location_root back.") }}
+    {%- endif -%}
+  {%- endif -%}
   {%- set temp_relation = adapter.scratch_relation(this, 'batch') -%}
   {%- if temp_relation.schema is not none -%}
     {#- (A scratch table is parquet, in the session catalog's schema of that name.) -#}
@@ -140,6 +154,9 @@
       using {{ lake.format }}
       {%- if lake.partition_fields() %}
       partitioned by ({{ lake.partition_fields() | join(', ') }})
+      {%- endif %}
+      {%- if config.get('location_root') %}
+      location {{ lakehouse_string_literal(lakehouse_model_location()) }}
       {%- endif %}
       tblproperties (
         {%- for key, value in properties.items() %}
