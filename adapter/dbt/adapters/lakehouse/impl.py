@@ -430,7 +430,7 @@ class LakehouseAdapter(SparkAdapter):
     def moved_location(self, relation: BaseRelation, wanted: str) -> str | None:
         """Where an existing table is, when that is not `wanted` (the folder
         a model's location_root gives it); None when it is there."""
-        _, _, location = self._lake.table_settings(_name(relation))
+        location = self._lake.describe(_name(relation)).details.get("Location", "")
         return None if storage.same_folder(location, wanted) else location
 
     @available

@@ -155,9 +155,7 @@
       {%- if lake.partition_fields() %}
       partitioned by ({{ lake.partition_fields() | join(', ') }})
       {%- endif %}
-      {%- if config.get('location_root') %}
-      location {{ lakehouse_string_literal(lakehouse_model_location()) }}
-      {%- endif %}
+      {{- location_clause() }}
       tblproperties (
         {%- for key, value in properties.items() %}
         {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
