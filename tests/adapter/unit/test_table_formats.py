@@ -245,10 +245,14 @@ def test_only_a_project_with_iceberg_gets_its_jar_catalog_and_extension():
     assert jar.artifact_id == f"iceberg-spark-runtime-{bundle.spark}_{bundle.scala}"
     conf = table_formats.session_conf(["hudi", "iceberg"], "s3a://bucket/warehouse/")
     assert conf["spark.sql.catalog.iceberg.warehouse"] == "s3a://bucket/warehouse/iceberg"
+    # Iceberg's tables are named in the session catalog, which points at Iceberg's own.
+    assert conf["spark.sql.catalog.spark_catalog"] == table_formats.LAKE_SESSION_CATALOG
+    assert conf["spark.sql.catalog.spark_catalog.iceberg-catalog"] == "iceberg"
+    assert "spark.sql.catalog.spark_catalog.delta" not in conf
     assert table_formats.extensions(["hudi", "iceberg"]) == [table_formats.ICEBERG_EXTENSION]
 
 
-def test_delta_gets_its_jars_its_extension_and_the_session_catalog_of_hudi_and_delta():
+def test_delta_gets_its_jars_its_extension_and_the_session_catalog_of_the_formats():
     jars = format_jars.wanted(["hudi", "delta"])
     bundle = hudi_bundle.installed_bundle()
     assert sorted(j.coordinates for j in jars.values()) == [
@@ -257,14 +261,15 @@ def test_delta_gets_its_jars_its_extension_and_the_session_catalog_of_hudi_and_d
     ]
     conf = table_formats.session_conf(["hudi", "delta"], "/lake/warehouse")
     # Delta's tables are in the session catalog, beside Hudi's: one catalog chains both.
-    assert conf["spark.sql.catalog.spark_catalog"] == table_formats.HUDI_AND_DELTA_CATALOG
+    assert conf["spark.sql.catalog.spark_catalog"] == table_formats.LAKE_SESSION_CATALOG
+    assert conf["spark.sql.catalog.spark_catalog.delta"] == "true"
+    assert "spark.sql.catalog.spark_catalog.iceberg-catalog" not in conf
     # (VACUUM keeps what the model's cleaning says, under Delta's 7 days too.)
     assert conf["spark.databricks.delta.retentionDurationCheck.enabled"] == "false"
     # A local session gets small-machine settings; a cluster keeps Delta's.
     assert conf["spark.databricks.delta.snapshotPartitions"] == "2"
     cluster = table_formats.session_conf(["delta"], "/w", "spark://127.0.0.1:7077")
     assert "spark.databricks.delta.snapshotPartitions" not in cluster
-    assert table_formats.CATALOGS["delta"] is None
     assert table_formats.extensions(["delta", "iceberg", "hudi"]) == [
         table_formats.DELTA_EXTENSION,
         table_formats.ICEBERG_EXTENSION,

@@ -2,10 +2,10 @@
 session loads), found or fetched like the Hudi bundle (hudi_bundle.fetch_jar:
 the per-user cache, ~/.m2, Maven Central with its checksum).
 
-Delta also needs the session catalog that holds Hudi's and Delta's tables
-together (java/LakeSessionCatalog.java): compiled once per machine into the
-jar cache with the JDK's javac, against pyspark's jars, the Hudi bundle and
-Delta's jar, and named for all three.
+Delta and Iceberg also need the session catalog that holds their tables
+beside Hudi's (java/LakeSessionCatalog.java): compiled once per machine into
+the jar cache with the JDK's javac, against pyspark's jars and the Hudi bundle
+(it loads Delta's catalog by name), and named for both.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def wanted(formats: list[str]) -> dict[str, hudi_bundle.MavenJar]:
 
 def fetch(formats: list[str], notify: Callable[[str], None], hudi_jar: Path) -> list[Path]:
     """Those jars, on this machine: fetched once into the per-user cache; with
-    Delta, the session catalog's jar too (built once)."""
+    Delta or Iceberg, the session catalog's jar too (built once)."""
     found: dict[str, Path] = {}
     cache = hudi_bundle.user_cache_dir()
     for label, jar in wanted(formats).items():
@@ -73,20 +73,19 @@ def fetch(formats: list[str], notify: Callable[[str], None], hudi_jar: Path) -> 
                 f"fetched ({exc}); set {hudi_bundle.REPOSITORY_ENV_VAR} to a Maven mirror, or "
                 f"put {jar.jar_name} in {cache}"
             ) from exc
-    if "delta" in formats:
-        found["the session catalog"] = session_catalog_jar(hudi_jar, found[DELTA_SPARK], cache)
+    if "delta" in formats or "iceberg" in formats:
+        found["the session catalog"] = session_catalog_jar(hudi_jar, cache)
     return list(found.values())
 
 
-def session_catalog_jar(hudi_jar: Path, delta_jar: Path, cache: Path) -> Path:
+def session_catalog_jar(hudi_jar: Path, cache: Path) -> Path:
     """java/LakeSessionCatalog.java compiled against these jars (once: the jar
     is named for the source and the jars)."""
     import pyspark
 
     spark_jars = Path(pyspark.__file__).parent / "jars"
     digest = hashlib.sha256(
-        CATALOG_SOURCE.read_bytes()
-        + f"{pyspark.__version__}{hudi_jar.name}{delta_jar.name}".encode()
+        CATALOG_SOURCE.read_bytes() + f"{pyspark.__version__}{hudi_jar.name}".encode()
     ).hexdigest()[:12]
     target = cache / f"lakehouse-session-catalog-{digest}.jar"
     if target.is_file():
@@ -94,15 +93,16 @@ def session_catalog_jar(hudi_jar: Path, delta_jar: Path, cache: Path) -> Path:
     javac = local_fs._javac()
     if javac is None:
         raise DbtRuntimeError(
-            "Delta models need the session catalog that holds Hudi's and Delta's tables, "
+            "Delta and Iceberg models need the session catalog that holds their tables beside "
+            "Hudi's, "
             f"compiled here from {CATALOG_SOURCE.name} by a JDK's javac, and there is none: "
             "install a JDK (17), or set JAVA_HOME to one."
         )
-    classpath = os.pathsep.join([str(spark_jars / "*"), str(hudi_jar), str(delta_jar)])
+    classpath = os.pathsep.join([str(spark_jars / "*"), str(hudi_jar)])
     try:
         local_fs.compile_jar(javac, CATALOG_SOURCE, classpath, target)
     except local_fs.CompileError as error:
         raise DbtRuntimeError(
-            f"Delta models need the session catalog of Hudi and Delta tables: {error}"
+            f"Delta and Iceberg models need the session catalog of the three formats: {error}"
         ) from error
     return target

@@ -206,9 +206,20 @@ class LakehouseAdapter(SparkAdapter):
         return list(table_formats.FORMATS)
 
     @available
-    def table_format_catalog(self, file_format: str | None) -> str | None:
-        """The dbt database (Spark catalog) of a format's tables; None: the session catalog."""
-        return table_formats.CATALOGS.get(str(file_format or table_formats.DEFAULT_FORMAT).lower())
+    def table_format_of(self, relation: BaseRelation) -> str | None:
+        """The format of an existing table as its catalog entry says (its
+        provider); None for a view or a table of no lake format."""
+        for fmt in table_formats.FORMATS:
+            if getattr(relation, f"is_{fmt}", False):
+                return fmt
+        return None
+
+    @available
+    def iceberg_catalog(self, relation: BaseRelation) -> str:
+        """The catalog whose procedures (`<catalog>.system.*`) act on an Iceberg
+        table: the one its dbt database names, else the one that keeps the
+        session catalog's Iceberg tables (table_formats.py)."""
+        return str(relation.database or table_formats.ICEBERG_CATALOG)
 
     def get_relation(self, database: str, schema: str, identifier: str) -> BaseRelation | None:
         # dbt gives Spark nodes an empty database: the session catalog, None
@@ -220,10 +231,10 @@ class LakehouseAdapter(SparkAdapter):
 
     def list_schemas(self, database: str) -> list[str]:
         # (dbt lists a catalog's schemas before its first model: where a
-        # server without the format would first fail.)
-        for fmt, catalog in table_formats.CATALOGS.items():
-            if catalog and database == catalog:
-                self._check_served(fmt)
+        # server without Iceberg would first fail. Only an Iceberg model may
+        # name a catalog of its own: catalogs.sql.)
+        if database:
+            self._check_served("iceberg")
         try:
             return super().list_schemas(database)
         except DbtRuntimeError as exc:
@@ -236,16 +247,13 @@ class LakehouseAdapter(SparkAdapter):
         if not schema_relation.database:
             return super().list_relations_without_caching(schema_relation)
         served = self._server_formats()
-        if served is not None and not any(
-            catalog == schema_relation.database and fmt in served
-            for fmt, catalog in table_formats.CATALOGS.items()
-        ):
+        if served is not None and "iceberg" not in served:
             # dbt caches the schemas of every model, selected or not: on a
             # server without the format its catalog holds nothing, and a
             # model of that format fails by name when it runs (_check_served).
             return []
-        # A catalog of its own holds tables of its format only (Iceberg's:
-        # no views), and Spark 3.5 has no SHOW TABLE EXTENDED for them.
+        # A catalog an Iceberg model names holds Iceberg tables only (no
+        # views), and Spark 3.5 has no SHOW TABLE EXTENDED for them.
         qualified = f"{schema_relation.database}.{schema_relation.schema}"
         try:
             rows = self._rows(self._statements.sql("show_catalog_tables", schema=qualified))
@@ -259,7 +267,7 @@ class LakehouseAdapter(SparkAdapter):
                 schema=schema_relation.schema,
                 identifier=row[1],
                 type=RelationType.Table,
-                is_iceberg=schema_relation.database == table_formats.CATALOGS["iceberg"],
+                is_iceberg=True,
             )
             for row in rows
         ]
@@ -374,7 +382,7 @@ class LakehouseAdapter(SparkAdapter):
         if isinstance(lake, DeltaTableConfig):
             return self._delta.after_write(lake, f"{schema}.{identifier}")
         return self._iceberg.after_write(
-            cast(IcebergTableConfig, lake), str(relation.database), f"{schema}.{identifier}"
+            cast(IcebergTableConfig, lake), self.iceberg_catalog(relation), f"{schema}.{identifier}"
         )
 
     @available
@@ -386,7 +394,7 @@ class LakehouseAdapter(SparkAdapter):
         table = f"{node['schema']}.{node.get('alias') or node['name']}"
         if node.get("config", {}).get("file_format") == "delta":
             return self._delta.on_demand(self.delta_config(node), table, service, position)
-        catalog = str(node.get("database") or table_formats.CATALOGS["iceberg"])
+        catalog = str(node.get("database") or table_formats.ICEBERG_CATALOG)
         return self._iceberg.on_demand(self.iceberg_config(node), catalog, table, service, position)
 
     @available

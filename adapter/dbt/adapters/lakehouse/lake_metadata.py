@@ -16,7 +16,6 @@ from dbt.adapters.lakehouse import recovery
 from dbt.adapters.lakehouse.delta_history import NO_DATA_COMMITS, History
 from dbt.adapters.lakehouse.iceberg_history import Ancestry
 from dbt.adapters.lakehouse.statements import Statements
-from dbt.adapters.lakehouse.table_formats import is_iceberg_table
 
 # Runs a statement and returns its rows (adapter.execute with fetch=True).
 Query = Callable[[str], Sequence[Any]]
@@ -72,6 +71,14 @@ def parse_describe(rows: Iterable[Any]) -> Description:
     return described
 
 
+def in_own_catalog(table: str) -> bool:
+    """Whether a table name (schema.table in the session catalog) names a
+    table of another catalog: catalog.schema.table, Iceberg's tables kept
+    outside the session catalog (a model's `database`)."""
+    parts = table.split(".")
+    return len(parts) == 3 and parts[0].strip("`").lower() != "spark_catalog"
+
+
 def is_not_hudi(exc: Exception) -> bool:
     return "is not a Hudi table" in str(exc)
 
@@ -124,20 +131,33 @@ class LakeMetadata:
         Iceberg table's current snapshot, a Delta table's latest version (of
         its data: delta_history.NO_DATA_COMMITS left out); None when never committed
         to, or not a lake table."""
-        if is_iceberg_table(table):
+        # (Hudi's tables first: most are, and they need no describe.)
+        if not in_own_catalog(table):
+            latest = self.latest_commit_if_hudi(table)
+            if latest is not None:
+                return latest.instant
+        provider = self.provider(table)
+        if provider == "iceberg":
             return self.iceberg_ancestry(table).current
-        latest = self.latest_commit_if_hudi(table)
-        if latest is not None:
-            return latest.instant
-        if self.describe(table).details.get("Provider", "").lower() != "delta":
+        if provider != "delta":
             return None
         for row in self.ask("delta_latest_versions", table=table):
             if str(row["operation"]) not in NO_DATA_COMMITS:
                 return f"v{row['version']}"
         return None
 
+    def provider(self, table: str) -> str:
+        """The table's format as its catalog says (hudi, iceberg, delta,
+        parquet, ...); a table of a catalog of its own is Iceberg's."""
+        if in_own_catalog(table):
+            return "iceberg"
+        return self.describe(table).details.get("Provider", "").lower()
+
+    def is_iceberg(self, table: str) -> bool:
+        return self.provider(table) == "iceberg"
+
     def iceberg_ancestry(self, table: str) -> Ancestry:
-        """An Iceberg table's current snapshot and its ancestors (catalog.schema.table)."""
+        """An Iceberg table's current snapshot and its ancestors."""
         return Ancestry.from_rows(self.ask("iceberg_ancestry", table=table))
 
     def delta_history(self, table: str) -> History:

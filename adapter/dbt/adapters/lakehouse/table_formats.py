@@ -1,24 +1,23 @@
 """The table formats a Spark session can hold, and what each needs loaded.
 
-Which catalog holds which format, and why:
-- Hudi's tables are in the session catalog (`spark_catalog`, Hudi's
-  HoodieCatalog over the Hive metastore) under plain `schema.table` names, as
-  dbt-spark projects and Hudi's docs expect. Hudi needs its catalog to be the
-  session catalog, and only one catalog can be.
-- Iceberg's tables are in a catalog of their own named `iceberg` (Iceberg's
-  SparkCatalog over a Hadoop warehouse: the `iceberg/` folder of the
-  warehouse, on the local disk or in a bucket; no second metastore client).
-  A model with `file_format: iceberg` gets that catalog as its dbt database
-  (macros/catalogs.sql), so it renders as `iceberg.schema.table`, and the
-  same schema name may hold Hudi and Iceberg tables side by side. A profile
-  may point the catalog elsewhere (`spark.sql.catalog.iceberg.*` in
-  spark_conf beats these settings).
-- Delta's tables are in the session catalog too, beside Hudi's, under plain
-  `schema.table` names. Delta's catalog cannot be a catalog of its own name
-  (it expects to be `spark_catalog`, delta-io/delta#2434), and Hudi's and
-  Delta's cannot both be `spark_catalog`; so a session with Delta gets one
-  session catalog that chains them (java/LakeSessionCatalog.java: Delta's
+Which catalog holds which format, and why: every model's table is named
+`schema.table` in the session catalog (`spark_catalog`), as dbt-spark projects,
+Hudi's docs and dbt's own adapter tests expect, whatever its format.
+- Hudi's tables are the session catalog's (Hudi's HoodieCatalog over the Hive
+  metastore). Hudi needs its catalog to be the session catalog, and only one
+  catalog can be.
+- Delta's catalog cannot be a catalog of its own name either (it expects to be
+  `spark_catalog`, delta-io/delta#2434). So a session with Delta or Iceberg gets
+  one session catalog that chains them (java/LakeSessionCatalog.java: Delta's
   catalog in front of Hudi's in front of Spark's).
+- Iceberg's tables are kept by Iceberg's own catalog, named `iceberg` (a
+  Hadoop catalog: the `iceberg/` folder of the warehouse, on the local disk or
+  in a bucket). Iceberg's session catalog would open a second metastore client,
+  which the embedded Derby metastore refuses. The session catalog holds a
+  pointer to each Iceberg table and hands Iceberg's catalog whatever reads or
+  changes it; Iceberg's procedures are called on `iceberg.system`. A profile
+  may point that catalog elsewhere (`spark.sql.catalog.iceberg.*` in
+  spark_conf beats these settings).
 
 A session loads a format's jar (format_jars.py) and SQL extension only when the project has a
 model of that format, or the profile's `table_formats` lists it: the adapter
@@ -43,10 +42,10 @@ FORMATS_CONF = "spark.lakehouse.tableFormats"
 ICEBERG_EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
 ICEBERG_CATALOG_CLASS = "org.apache.iceberg.spark.SparkCatalog"
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
-# The session catalog of a session holding Delta (format_jars.py builds it).
-HUDI_AND_DELTA_CATALOG = "lakehouse.catalog.LakeSessionCatalog"
-# The dbt database (Spark catalog) of each format's tables; None: the session catalog.
-CATALOGS: dict[str, str | None] = {"hudi": None, "iceberg": "iceberg", "delta": None}
+# The session catalog of a session holding Delta or Iceberg (format_jars.py builds it).
+LAKE_SESSION_CATALOG = "lakehouse.catalog.LakeSessionCatalog"
+# The catalog that keeps Iceberg's tables (and whose `system` has its procedures).
+ICEBERG_CATALOG = "iceberg"
 EXTENSIONS = {"iceberg": ICEBERG_EXTENSION, "delta": DELTA_EXTENSION}
 # The order of the SQL extensions in spark.sql.extensions: Delta's before
 # Iceberg's. Iceberg's row-lineage rule for UPDATE (1.10 to 1.12, Spark 3.5)
@@ -54,13 +53,6 @@ EXTENSIONS = {"iceberg": ICEBERG_EXTENSION, "delta": DELTA_EXTENSION}
 # dbt snapshot test's UPDATE of a Delta table met it); with Delta's rules
 # first, an UPDATE of a Delta table is Delta's before Iceberg's rule sees it.
 EXTENSION_ORDER = ("delta", "iceberg")
-
-
-def is_iceberg_table(name: str) -> bool:
-    """Whether the adapter's name of a table (schema.table in the session
-    catalog, catalog.schema.table in another) is one of Iceberg's catalog."""
-    parts = name.split(".")
-    return len(parts) == 3 and parts[0] == CATALOGS["iceberg"]
 
 
 def check_names(formats: Iterable[str], where: str) -> list[str]:
@@ -100,8 +92,10 @@ def session_conf(formats: Iterable[str], warehouse: str, master: str = "local") 
     """The extensions and catalogs of the formats other than Hudi, for a
     session whose Hudi warehouse is at `warehouse`, on `master`."""
     conf: dict[str, str] = {}
+    if "delta" in formats or "iceberg" in formats:
+        conf["spark.sql.catalog.spark_catalog"] = LAKE_SESSION_CATALOG
     if "delta" in formats:
-        conf["spark.sql.catalog.spark_catalog"] = HUDI_AND_DELTA_CATALOG
+        conf["spark.sql.catalog.spark_catalog.delta"] = "true"
         # A Delta model's cleaning says how long VACUUM keeps files (its
         # versions, or hours); Delta's own check refuses any under 7 days.
         conf["spark.databricks.delta.retentionDurationCheck.enabled"] = "false"
@@ -110,9 +104,10 @@ def session_conf(formats: Iterable[str], warehouse: str, master: str = "local") 
     if "iceberg" in formats:
         conf.update(
             {
-                "spark.sql.catalog.iceberg": ICEBERG_CATALOG_CLASS,
-                "spark.sql.catalog.iceberg.type": "hadoop",
-                "spark.sql.catalog.iceberg.warehouse": f"{warehouse.rstrip('/')}/iceberg",
+                "spark.sql.catalog.spark_catalog.iceberg-catalog": ICEBERG_CATALOG,
+                f"spark.sql.catalog.{ICEBERG_CATALOG}": ICEBERG_CATALOG_CLASS,
+                f"spark.sql.catalog.{ICEBERG_CATALOG}.type": "hadoop",
+                f"spark.sql.catalog.{ICEBERG_CATALOG}.warehouse": f"{warehouse.rstrip('/')}/iceberg",
             }
         )
     return conf
@@ -129,9 +124,10 @@ DELTA_LOCAL_CONF = {
 
 # The jar a server needs for each format besides Hudi (format_jars.py fetches it).
 RUNTIME_JARS = {
-    "iceberg": "Iceberg's Spark runtime (iceberg-spark-runtime-3.5_2.12)",
+    "iceberg": "Iceberg's Spark runtime (iceberg-spark-runtime-3.5_2.12) and the session "
+    "catalog of the three formats (dbt-lakehouse's LakeSessionCatalog.java)",
     "delta": "Delta Lake's jars (delta-spark_2.12 and delta-storage 3.3.3) and the session "
-    "catalog of Hudi and Delta tables (dbt-lakehouse's LakeSessionCatalog.java)",
+    "catalog of the three formats (dbt-lakehouse's LakeSessionCatalog.java)",
 }
 
 

@@ -30,8 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dbt.adapters.lakehouse.change_reads.ranges import COMMIT_META_PREFIX
-from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
-from dbt.adapters.lakehouse.table_formats import is_iceberg_table
+from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, in_own_catalog, is_not_hudi
 
 BUILT_FROM_KEY = COMMIT_META_PREFIX + "built_from"
 # What an Iceberg table built whole (CREATE OR REPLACE) was built from: a table property.
@@ -89,18 +88,20 @@ class BuildRecords:
         whole since) its table property; a Delta table likewise."""
         if not table:
             return None
-        if is_iceberg_table(table):
-            recorded = self._metadata.iceberg_ancestry(table).recorded(BUILT_FROM_KEY)
-            return recorded or self._metadata.table_properties(table).get(BUILT_FROM_PROPERTY)
-        try:
-            return self._metadata.recorded(table, BUILT_FROM_KEY)
-        except Exception as exc:  # Spark's own exception on the embedded session
-            if not is_not_hudi(exc):
-                raise
-        # A Delta model: its latest commit that recorded it (an incremental
-        # write's user metadata), else the properties its build set. (Any
-        # other relation, say the view a model was before, has no history.)
+        if not in_own_catalog(table):
+            try:
+                return self._metadata.recorded(table, BUILT_FROM_KEY)
+            except Exception as exc:  # Spark's own exception on the embedded session
+                if not is_not_hudi(exc):
+                    raise
+        # An Iceberg or a Delta model: its latest commit that recorded it (an
+        # incremental write's snapshot summary or user metadata), else the
+        # properties its build set. (Any other relation, say the view a model
+        # was before, has no history.)
         recorded = None
-        if self._metadata.describe(table).details.get("Provider", "").lower() == "delta":
+        provider = self._metadata.provider(table)
+        if provider == "iceberg":
+            recorded = self._metadata.iceberg_ancestry(table).recorded(BUILT_FROM_KEY)
+        elif provider == "delta":
             recorded = self._metadata.delta_history(table).recorded(BUILT_FROM_KEY)
         return recorded or self._metadata.table_properties(table).get(BUILT_FROM_PROPERTY)

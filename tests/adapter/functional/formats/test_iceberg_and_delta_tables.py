@@ -226,7 +226,10 @@ def delta_data_history(lake: WarmLake, table: str) -> list[tuple[str, dict]]:
 
 def test_a_project_with_iceberg_models_gets_iceberg_beside_hudi(lake):
     output = run(lake, 1)
-    assert "iceberg.warm.orders" in output  # the model's relation names its catalog
+    # The model's relation is the session catalog's, as every format's is.
+    assert "model warm.orders " in output, output
+    described = {row[0]: row[1] for row in lake.rows("describe table extended warm.orders")}
+    assert described["Provider"] == "iceberg"
     assert lake.query("set spark.lakehouse.tableFormats")[1] == "hudi,iceberg,delta"
     assert lake.rows("select id, name, ts from iceberg.warm.orders order by id") == [
         (1, "a", 1),
@@ -235,12 +238,15 @@ def test_a_project_with_iceberg_models_gets_iceberg_beside_hudi(lake):
     ]
     assert lake.query("select orders, ts_sum from warm.totals_hudi") == (3, 3)
     assert lake.query("select count(*) from warm.orders_view") == (3,)
-    # One schema name, two catalogs: the Hudi tables stay in the session catalog.
-    hudi_tables = {row[1] for row in lake.rows("show tables in warm")}
-    assert {"changes", "totals_hudi"} <= hudi_tables and "orders" not in hudi_tables
+    # One schema of the session catalog names both formats' tables; Iceberg's
+    # own catalog keeps the Iceberg ones only.
+    session_tables = {row[1] for row in lake.rows("show tables in warm")}
+    assert {"changes", "totals_hudi", "orders", "orders_view"} <= session_tables
+    iceberg_tables = {row[1] for row in lake.rows("show tables in iceberg.warm")}
+    assert "orders" in iceberg_tables and "changes" not in iceberg_tables
     assert (lake.lake / "warehouse" / "iceberg" / "warm" / "orders" / "metadata").is_dir()
-    # Delta's tables share the session catalog with Hudi's: schema.table.
-    assert {"delta_orders", "delta_totals"} <= hudi_tables
+    # Delta's tables too: schema.table.
+    assert {"delta_orders", "delta_totals"} <= session_tables
     assert (lake.lake / "warehouse" / "warm.db" / "delta_orders" / "_delta_log").is_dir()
     assert lake.query("select orders, ts_sum from warm.delta_totals") == (3, 3)
 
@@ -423,7 +429,7 @@ def test_change_reads_of_an_iceberg_table_exactly_once_across_a_killed_write(lak
         " where summary['wap.id'] is not null order by committed_at desc"
     )[0]
     recorded = json.loads(summary.split(":", 1)[1])["recorded"]
-    assert recorded["hoodie.lakehouse.consumed.iceberg.warm.orders_cow"] == str(upstream_now)
+    assert recorded["hoodie.lakehouse.consumed.warm.orders_cow"] == str(upstream_now)
     assert "hoodie.lakehouse.built_from" in recorded  # (skip_unchanged)
     # A Delta model records the version it read through in its MERGE's commit.
     recorded = delta_recorded(lake, "delta_cow_sums")
@@ -434,7 +440,7 @@ def test_change_reads_of_an_iceberg_table_exactly_once_across_a_killed_write(lak
     # claims to have read orders_cow through its current snapshot, never published.
     ancestry_before = lake.rows("select snapshot_id from iceberg.warm.cow_sums.history")
     claim = json.dumps(
-        {"recorded": {"hoodie.lakehouse.consumed.iceberg.warm.orders_cow": "0"}, "run": "killed"}
+        {"recorded": {"hoodie.lakehouse.consumed.warm.orders_cow": "0"}, "run": "killed"}
     ).replace(" ", "")
     args = {"table": "iceberg.warm.cow_sums", "wap_id": "lakehouse:" + claim}
     code, output = lake.dbt(
@@ -685,7 +691,7 @@ def test_the_docs_catalog_lists_iceberg_models_with_their_snapshot_stats(lake):
     assert code == 0, output
     catalog = json.loads((lake.project / "target" / "catalog.json").read_text())
     orders = catalog["nodes"]["model.warm.orders"]
-    assert orders["metadata"]["database"] == "iceberg"
+    assert orders["metadata"]["database"] is None  # (the session catalog's)
     assert list(orders["columns"]) == ["id", "name", "ts", "op", "day"]
     stats = {key: stat["value"] for key, stat in orders["stats"].items()}
     snapshots_now = lake.rows("select snapshot_id from iceberg.warm.orders.snapshots")

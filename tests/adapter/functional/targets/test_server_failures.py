@@ -116,8 +116,7 @@ def test_server_killed_mid_run(project, tmp_path_factory, method):
             "deltacommit"
         ) == 2
         # An Iceberg or a Delta model on a server started without its
-        # format: said so, and how (Iceberg's as the run lists its catalog's
-        # schemas, Delta's, in the session catalog, as the model starts).
+        # format: said so, and how, as the model starts.
         for fmt in ("iceberg", "delta"):
             project.model(
                 f"{fmt}_facts",

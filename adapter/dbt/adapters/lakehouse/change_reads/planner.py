@@ -19,7 +19,7 @@ from dbt.adapters.lakehouse import table_formats
 from dbt.adapters.lakehouse.change_reads import delta_ranges, iceberg_ranges, ranges
 from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead, Timeline
 from dbt.adapters.lakehouse.delta_history import History
-from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
+from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, in_own_catalog, is_not_hudi
 from dbt.adapters.lakehouse.relation_configs.base import LiveTable
 from dbt.adapters.lakehouse.relation_configs.delta_table import CHANGE_DATA_FEED
 from dbt.adapters.lakehouse.relation_configs.merge_table import KEY_PROPERTY
@@ -107,11 +107,18 @@ class ChangeReadPlanner:
             )
         upstream_name = _qualified(upstream)
         this_name = _qualified(this) if this is not None else None
-        delta_model = model.get("config", {}).get("file_format") == "delta"
+        model_format = str(model.get("config", {}).get("file_format") or "hudi").lower()
         position = this if incremental else None
-        if _is_iceberg(upstream):
+        # (Hudi's tables first: most upstreams are, and they need no describe.)
+        timeline = (
+            None if in_own_catalog(upstream_name) else self._hudi_timeline(upstream_name, mode)
+        )
+        upstream_format = "hudi" if timeline is not None else self._metadata.provider(upstream_name)
+        if upstream_format == "iceberg":
             ancestry = self._metadata.iceberg_ancestry(upstream_name)
-            consumed = self._consumed_position(position, upstream_name, ancestry.later, delta_model)
+            consumed = self._consumed_position(
+                position, upstream_name, ancestry.later, model_format
+            )
             read = iceberg_ranges.plan_read(
                 upstream_name,
                 mode,
@@ -122,43 +129,33 @@ class ChangeReadPlanner:
                 self._columns_of(upstream),
                 self._upstream_key(upstream_name),
             )
+        elif upstream_format == "delta":
+            history = self._delta_history(upstream_name, name)
+            consumed = self._consumed_position(position, upstream_name, history.later, model_format)
+            read = self._plan_delta(
+                name, upstream, mode, consumed, history, "fail" if signed else on_gap
+            )
+        elif timeline is not None:
+            consumed = self._consumed_position(
+                position, upstream_name, ranges.latest_position, model_format
+            )
+            # A full cdc read renders the snapshot as images of these columns.
+            columns = self._columns_of(upstream) if mode == "cdc" else []
+            read = ranges.plan_read(
+                upstream_name,
+                mode,
+                consumed,
+                timeline,
+                "fail" if signed else on_gap,
+                name,
+                columns,
+            )
         else:
-            try:
-                timeline = self._timeline(upstream_name, for_cdc=mode == "cdc")
-            except Exception as exc:  # Spark's own exception on the embedded session
-                if not is_not_hudi(exc):
-                    raise
-                timeline = None
-                provider = self._metadata.describe(upstream_name).details.get("Provider", "")
-                if provider.lower() != "delta":
-                    raise CompilationError(
-                        f"Model '{name}' reads the changes of {upstream_name}, a "
-                        f"{provider or 'non-lake'} table: change reads read Hudi, Iceberg and "
-                        "Delta tables. Read it whole with ref(), or write it as a lake table."
-                    ) from exc
-            if timeline is None:
-                history = self._delta_history(upstream_name, name)
-                consumed = self._consumed_position(
-                    position, upstream_name, history.later, delta_model
-                )
-                read = self._plan_delta(
-                    name, upstream, mode, consumed, history, "fail" if signed else on_gap
-                )
-            else:
-                consumed = self._consumed_position(
-                    position, upstream_name, ranges.latest_position, delta_model
-                )
-                # A full cdc read renders the snapshot as images of these columns.
-                columns = self._columns_of(upstream) if mode == "cdc" else []
-                read = ranges.plan_read(
-                    upstream_name,
-                    mode,
-                    consumed,
-                    timeline,
-                    "fail" if signed else on_gap,
-                    name,
-                    columns,
-                )
+            raise CompilationError(
+                f"Model '{name}' reads the changes of {upstream_name}, a "
+                f"{upstream_format or 'non-lake'} table: change reads read Hudi, Iceberg and "
+                "Delta tables. Read it whole with ref(), or write it as a lake table."
+            )
         if incremental and consumed is None:
             note = f"Model '{name}' has no recorded position for {upstream_name}"
             # (An empty table, e.g. first built while the upstream had no
@@ -239,6 +236,15 @@ class ChangeReadPlanner:
             if read.end is not None
         }
 
+    def _hudi_timeline(self, table: str, mode: str) -> Timeline | None:
+        """A Hudi table's timeline; None for a table not Hudi's."""
+        try:
+            return self._timeline(table, for_cdc=mode == "cdc")
+        except Exception as exc:  # Spark's own exception on the embedded session
+            if is_not_hudi(exc):
+                return None
+            raise
+
     def _timeline(self, table: str, for_cdc: bool) -> Timeline:
         commits = [
             (str(c["commit_time"]), str(c["state_transition_time"]), str(c["action"]))
@@ -253,7 +259,14 @@ class ChangeReadPlanner:
         range (create_changelog_view): net changes for latest_state, each
         change with updates paired by the upstream's key for cdc."""
         view = "lakehouse_changes_" + "".join(c if c.isalnum() else "_" for c in suffix)
-        catalog, table = read.upstream.split(".", 1)
+        # (Iceberg's procedures are its catalog's: the one that keeps a table
+        # of the session catalog, or the one a name of three parts names.)
+        parts = read.upstream.split(".")
+        catalog, table = (
+            (parts[0], ".".join(parts[1:]))
+            if len(parts) == 3
+            else (table_formats.ICEBERG_CATALOG, read.upstream)
+        )
         self._metadata.ask(
             "iceberg_changelog_view",
             catalog=catalog,
@@ -267,21 +280,21 @@ class ChangeReadPlanner:
         return dataclasses.replace(read, changelog_view=view)
 
     def _consumed_position(
-        self, this: Any, upstream: str, later: Callable[..., str | None], delta: bool
+        self, this: Any, upstream: str, later: Callable[..., str | None], model_format: str
     ) -> str | None:
         """The upstream position recorded by this table's latest write that
         recorded one, or by a later run that read a range and wrote nothing
         (the later of the two by `later`: the upstream's order); None when
         `this` is None (a first or full-refresh run). An Iceberg table records
-        it in its snapshots' write-audit-publish ids, a Delta table (`delta`)
-        in its commits' user metadata."""
+        it in its snapshots' write-audit-publish ids, a Delta table in its
+        commits' user metadata (`model_format`: the model's file_format)."""
         if this is None:
             return None
         table = _qualified(this)
         key = ranges.position_key(upstream)
-        if _is_iceberg(this):
+        if model_format == "iceberg":
             committed = self._metadata.iceberg_ancestry(table).recorded(key)
-        elif delta:
+        elif model_format == "delta":
             committed = self._metadata.delta_history(table).recorded(key)
         else:
             committed = self._metadata.recorded(table, key)
@@ -332,10 +345,6 @@ class ChangeReadPlanner:
                 "not recorded)."
             )
         return self._metadata.delta_history(upstream)
-
-
-def _is_iceberg(relation: Any) -> bool:
-    return bool(relation.database) and relation.database == table_formats.CATALOGS["iceberg"]
 
 
 def _qualified(relation: Any) -> str:

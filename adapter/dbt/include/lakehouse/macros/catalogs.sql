@@ -1,16 +1,15 @@
-{#- Tables of a format kept in a Spark catalog of their own (Iceberg's, see
-    the adapter's table_formats.py) have that catalog as their dbt database:
-    `iceberg.schema.table` (or the catalog an Iceberg model names in
-    `database`); other tables and views none, as on dbt-spark. -#}
+{#- Every model's table is in the session catalog, whatever its format (the
+    adapter's table_formats.py says how): its dbt database is none, as on
+    dbt-spark. Only an Iceberg table may be kept in another catalog, one the
+    model names in `database` (an Iceberg catalog of the profile's
+    spark_conf): `catalog.schema.table`. -#}
 {% macro lakehouse__generate_database_name(custom_database_name=none, node=none) -%}
   {#- (A view or an ephemeral model is no table of the format, whatever
       file_format a folder or the project sets: the session catalog's.) -#}
   {%- set writes_table = node is not none and node.config.get('materialized') not in ('view', 'ephemeral') -%}
-  {%- set catalog = adapter.table_format_catalog(node.config.get('file_format')) if writes_table else none -%}
-  {%- if catalog -%}
-    {{ return(custom_database_name or catalog) }}
+  {%- if custom_database_name and writes_table and node.config.get('file_format') == 'iceberg' -%}
+    {{ return(custom_database_name) }}
   {%- endif -%}
-  {#- Else dbt-spark's: none, the session catalog, which Hudi's tables are in. -#}
   {{ return(spark__generate_database_name(custom_database_name, node)) }}
 {%- endmacro %}
 

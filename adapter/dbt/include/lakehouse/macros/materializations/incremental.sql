@@ -1,6 +1,9 @@
 {% materialization incremental, adapter='lakehouse', supported_languages=['sql'] -%}
   {%- do lakehouse_check_table_format() -%}
   {%- set fmt = lakehouse_file_format() -%}
+  {%- if not should_full_refresh() -%}
+    {%- do lakehouse_check_stored_format(load_relation(this), fmt) -%}
+  {%- endif -%}
   {{ run_hooks(pre_hooks) }}
   {%- if fmt == 'hudi' -%}
     {%- do lakehouse_note_write_start(load_relation(this)) -%}
@@ -43,6 +46,20 @@
         "Model '" ~ model.name ~ "': file_format '" ~ lakehouse_file_format() ~ "' is not a table format "
         ~ "dbt-lakehouse writes " ~ model.config.materialized ~ " models in; use one of: " ~ formats | join(', ')
         ~ " (or remove file_format: " ~ formats[0] ~ ").") }}
+  {%- endif -%}
+{%- endmacro %}
+
+
+{#- An incremental run adds to a table of the model's format: a table another
+    format wrote (the model's file_format changed) cannot take its writes, and
+    only a full refresh replaces it. -#}
+{% macro lakehouse_check_stored_format(relation, fmt) -%}
+  {%- set stored = adapter.table_format_of(relation) if relation is not none else none -%}
+  {%- if stored and stored != fmt -%}
+    {{ exceptions.raise_compiler_error(
+        "Model '" ~ model.name ~ "': its table " ~ relation ~ " is a " ~ stored ~ " table, and file_format is "
+        ~ fmt ~ ". Run it with --full-refresh to rebuild it as a " ~ fmt ~ " table (the " ~ stored
+        ~ " table and its history go), or set file_format back to " ~ stored ~ ".") }}
   {%- endif -%}
 {%- endmacro %}
 

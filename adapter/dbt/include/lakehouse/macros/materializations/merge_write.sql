@@ -22,14 +22,10 @@
   {%- set strategy = lakehouse_write_strategy(lake) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_relation(this) -%}
-  {#- A model that was a view becomes a table: the view goes first (an
-      Iceberg model's view was in the session catalog, its table is not). -#}
-  {%- set view = adapter.get_relation(none, this.schema, this.identifier) if iceberg else existing_relation -%}
-  {%- if view is not none and view.is_view -%}
-    {%- do adapter.drop_relation(view) -%}
-    {%- if not iceberg -%}
-      {%- set existing_relation = none -%}
-    {%- endif -%}
+  {#- A model that was a view becomes a table: the view goes first. -#}
+  {%- if existing_relation is not none and existing_relation.is_view -%}
+    {%- do adapter.drop_relation(existing_relation) -%}
+    {%- set existing_relation = none -%}
   {%- endif -%}
   {#- A Delta table whose location_root moved: a rebuild makes it at the new
       folder (the old one keeps its files), an incremental run refuses. -#}
@@ -124,7 +120,7 @@
       {%- if wap_id -%}
         {%- do lakehouse_iceberg_wap_id(none) -%}
         {%- call statement('publish_changes') -%}
-          call {{ target_relation.database }}.system.publish_changes(table => {{ lakehouse_string_literal(target_relation.schema ~ '.' ~ target_relation.identifier) }}, wap_id => {{ lakehouse_string_literal(wap_id) }})
+          call {{ adapter.iceberg_catalog(target_relation) }}.system.publish_changes(table => {{ lakehouse_string_literal(target_relation.schema ~ '.' ~ target_relation.identifier) }}, wap_id => {{ lakehouse_string_literal(wap_id) }})
         {%- endcall -%}
       {%- endif -%}
       {%- if strategy == 'insert_overwrite' -%}

@@ -21,7 +21,7 @@
   {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
   {%- set lake = lakehouse_snapshot_lake_config(columns.dbt_scd_id, fmt) -%}
   {%- set exists, target_relation = get_or_create_relation(
-      database=adapter.table_format_catalog(fmt), schema=model.schema, identifier=model.alias, type='table') -%}
+      database=this.database, schema=model.schema, identifier=model.alias, type='table') -%}
   {%- if not target_relation.is_table -%}
     {%- do exceptions.relation_wrong_type(target_relation, 'table') -%}
   {%- endif -%}
