@@ -62,7 +62,7 @@ class Wanted:
     schema: str
     name: str
     change_reader: bool = False
-    # The Spark catalog of a table of another format's (Iceberg's); None: the session's.
+    # The Spark catalog an Iceberg model names in `database`; None: the session's.
     database: str | None = None
 
     @property

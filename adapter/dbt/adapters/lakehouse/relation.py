@@ -1,9 +1,10 @@
 """The adapter's relations: dbt-spark's, with a Spark catalog as the database.
 
 dbt-spark has no database: every relation is `schema.table` in the session
-catalog, which holds Hudi's tables here. A table in another catalog (Iceberg's,
-table_formats.py) has that catalog as its database and renders as
-`catalog.schema.table`; a relation without one renders as before.
+catalog, which names every format's tables here (table_formats.py). An
+Iceberg model that names another catalog in `database` has that catalog as
+its database and renders as `catalog.schema.table`; a relation without one
+renders as before.
 """
 
 from __future__ import annotations
