@@ -143,65 +143,65 @@ PINNED = {
     ("delta_as_of", (("location", "s3a://b/w/a.db/t"), ("version", "5"))): (
         "(select * from delta.`s3a://b/w/a.db/t@v5`)"
     ),
-    ("delta_table_changes", (("table", "a.t"), ("first", 3), ("last", "5"))): (
-        "table_changes('a.t', 3, 5)"
+    ("delta_table_changes", (("location", "s3a://b/w/a.db/t"), ("first", 3), ("last", "5"))): (
+        "table_changes_by_path('s3a://b/w/a.db/t', 3, 5)"
     ),
     (
         "delta_latest_state",
         (
-            ("table", "a.t"),
+            ("location", "s3a://b/w/a.db/t"),
             ("first", 3),
             ("last", "5"),
             ("columns", (("id", "int"), ("d", "date"))),
             ("key", ("id",)),
         ),
     ): (
-        "(select `id`, `d` from (select *, row_number() over (partition by `id` order by _commit_version desc, case when _change_type in ('insert', 'update_postimage') then 1 else 0 end desc) as _lakehouse_last from table_changes('a.t', 3, 5)) as c where _lakehouse_last = 1 and _change_type in ('insert', 'update_postimage'))"
+        "(select `id`, `d` from (select *, row_number() over (partition by `id` order by _commit_version desc, case when _change_type in ('insert', 'update_postimage') then 1 else 0 end desc) as _lakehouse_last from table_changes_by_path('s3a://b/w/a.db/t', 3, 5)) as c where _lakehouse_last = 1 and _change_type in ('insert', 'update_postimage'))"
     ),
     (
         "delta_latest_state",
         (
-            ("table", "a.t"),
+            ("location", "s3a://b/w/a.db/t"),
             ("first", 3),
             ("last", "5"),
             ("columns", (("id", "int"), ("d", "date"))),
             ("key", ()),
         ),
     ): (
-        "(select `id`, `d` from table_changes('a.t', 3, 5) where _change_type in ('insert', 'update_postimage'))"
+        "(select `id`, `d` from table_changes_by_path('s3a://b/w/a.db/t', 3, 5) where _change_type in ('insert', 'update_postimage'))"
     ),
     (
         "delta_cdc_rows",
         (
-            ("table", "a.t"),
+            ("location", "s3a://b/w/a.db/t"),
             ("first", 3),
             ("last", "5"),
             ("columns", (("id", "int"), ("d", "date"))),
             ("key", ("id",)),
         ),
     ): (
-        "(select 'i' as op, cast(c._commit_version as string) as ts_ms, cast(null as string) as before, to_json(named_struct('id', c.`id`, 'd', datediff(c.`d`, date'1970-01-01'))) as after from table_changes('a.t', 3, 5) as c where c._change_type = 'insert'\n"
+        "(select 'i' as op, cast(c._commit_version as string) as ts_ms, cast(null as string) as before, to_json(named_struct('id', c.`id`, 'd', datediff(c.`d`, date'1970-01-01'))) as after from table_changes_by_path('s3a://b/w/a.db/t', 3, 5) as c where c._change_type = 'insert'\n"
         "union all\n"
-        "select 'd' as op, cast(c._commit_version as string) as ts_ms, to_json(named_struct('id', c.`id`, 'd', datediff(c.`d`, date'1970-01-01'))) as before, cast(null as string) as after from table_changes('a.t', 3, 5) as c where c._change_type = 'delete'\n"
+        "select 'd' as op, cast(c._commit_version as string) as ts_ms, to_json(named_struct('id', c.`id`, 'd', datediff(c.`d`, date'1970-01-01'))) as before, cast(null as string) as after from table_changes_by_path('s3a://b/w/a.db/t', 3, 5) as c where c._change_type = 'delete'\n"
         "union all\n"
         "select 'u' as op, cast(b._commit_version as string) as ts_ms, to_json(named_struct('id', b.`id`, 'd', datediff(b.`d`, date'1970-01-01'))) as before, to_json(named_struct('id', a.`id`, 'd', datediff(a.`d`, date'1970-01-01'))) as after\n"
-        "from table_changes('a.t', 3, 5) as b join table_changes('a.t', 3, 5) as a\n"
+        "from table_changes_by_path('s3a://b/w/a.db/t', 3, 5) as b join table_changes_by_path('s3a://b/w/a.db/t', 3, 5) as a\n"
         "  on b._commit_version = a._commit_version and b.`id` <=> a.`id`\n"
         "where b._change_type = 'update_preimage' and a._change_type = 'update_postimage')"
     ),
     (
         "delta_cdc_rows",
         (
-            ("table", "a.t"),
+            ("location", "s3a://b/w/a.db/t"),
             ("first", 3),
             ("last", "5"),
             ("columns", (("id", "int"), ("d", "date"))),
             ("key", ()),
         ),
     ): (
-        "(select 'i' as op, cast(c._commit_version as string) as ts_ms, cast(null as string) as before, to_json(named_struct('id', c.`id`, 'd', datediff(c.`d`, date'1970-01-01'))) as after from table_changes('a.t', 3, 5) as c where c._change_type = 'insert' or c._change_type = 'update_postimage'\n"
+        "(select 'i' as op, cast(c._commit_version as string) as ts_ms, cast(null as string) as before, to_json(named_struct('id', c.`id`, 'd', datediff(c.`d`, date'1970-01-01'))) as after from table_changes_by_path('s3a://b/w/a.db/t', 3, 5) as c where c._change_type = 'insert' or c._change_type = 'update_postimage'\n"
         "union all\n"
-        "select 'd' as op, cast(c._commit_version as string) as ts_ms, to_json(named_struct('id', c.`id`, 'd', datediff(c.`d`, date'1970-01-01'))) as before, cast(null as string) as after from table_changes('a.t', 3, 5) as c where c._change_type = 'delete' or c._change_type = 'update_preimage')"
+        "select 'd' as op, cast(c._commit_version as string) as ts_ms, to_json(named_struct('id', c.`id`, 'd', datediff(c.`d`, date'1970-01-01'))) as before, cast(null as string) as after from table_changes_by_path('s3a://b/w/a.db/t', 3, 5) as c where c._change_type = 'delete' or c._change_type = 'update_preimage')"
     ),
     (
         "delta_snapshot_as_cdc_inserts",

@@ -162,7 +162,12 @@ select count(*) as orders, sum(ts) as ts_sum from {{ ref('delta_orders') }}
 # Change reads of and into Delta: a Hudi model and a Delta one read the
 # changes of delta_orders_cow (its Change Data Feed), as cow_state and
 # cow_sums read orders_cow's; a Delta model reads the Hudi `changes`.
-DELTA_MODELS["delta_cow_state"] = COW_STATE.replace("'orders_cow'", "'delta_orders_cow'")
+# delta_cow_state also selects from its upstream by name, in the same query
+# as its change read (as the warehouse's dwd_accounts does): the change read
+# still reads the change feed (Spark resolves a table name once per query).
+DELTA_MODELS["delta_cow_state"] = COW_STATE.replace("'orders_cow'", "'delta_orders_cow'").replace(
+    " as c\n", " as c\nwhere c.id in (select id from {{ ref('delta_orders_cow') }})\n"
+)
 DELTA_MODELS["delta_cow_sums"] = COW_SUMS.replace("'orders_cow'", "'delta_orders_cow'").replace(
     "file_format='iceberg'", "file_format='delta'"
 )

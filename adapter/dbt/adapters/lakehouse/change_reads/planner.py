@@ -310,8 +310,8 @@ class ChangeReadPlanner:
         history: History,
         on_gap: str,
     ) -> ChangeRead:
-        """The range of a Delta upstream; a full read also needs its location
-        (it reads the planned version by its path)."""
+        """The range of a Delta upstream, with its location: a read is by the
+        table's path (a version, or the change feed between two)."""
         upstream_name = _qualified(upstream)
         read = delta_ranges.plan_read(
             upstream_name,
@@ -323,7 +323,7 @@ class ChangeReadPlanner:
             self._columns_of(upstream),
             self._upstream_key(upstream_name),
         )
-        if read.begin is None and read.end is not None:
+        if not read.is_empty:
             location = self._metadata.describe(upstream_name).details.get("Location")
             read = dataclasses.replace(read, location=location)
         return read

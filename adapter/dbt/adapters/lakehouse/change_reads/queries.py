@@ -101,7 +101,7 @@ class ChangeReadQueries:
 
     def _delta_source(self, read: ChangeRead) -> str:
         """A Delta range (delta_ranges.py): its change feed, or the version it
-        ends at when read whole."""
+        ends at when read whole, each by the table's path."""
         if read.is_empty:
             return self._no_rows(read)
         if read.begin is None:
@@ -115,7 +115,7 @@ class ChangeReadQueries:
             return self._sql("delta_as_of", location=self._location(read), version=read.end)
         return self._sql(
             "delta_cdc_rows" if read.mode == "cdc" else "delta_latest_state",
-            table=read.upstream,
+            location=self._location(read),
             first=int(read.begin) + 1,
             last=read.end,
             columns=list(read.columns),
@@ -131,7 +131,7 @@ class ChangeReadQueries:
     @staticmethod
     def _location(read: ChangeRead) -> str:
         if not read.location:
-            raise ValueError(f"a full read of the Delta table {read.upstream} needs its location")
+            raise ValueError(f"a read of the Delta table {read.upstream} needs its location")
         return read.location
 
     def _changes(self, read: ChangeRead) -> str:

@@ -154,8 +154,8 @@ class ChangeRead:
     key: tuple[str, ...] = ()
     # The temporary view of Iceberg's changelog of the range (planner).
     changelog_view: str | None = None
-    # A Delta upstream's location: a full read reads the version it ends at
-    # by its path (queries.py).
+    # A Delta upstream's location: a read is by its path (queries.py), of
+    # the version a full read ends at or of the change feed of a range.
     location: str | None = None
 
     @property

@@ -180,9 +180,13 @@ to_json(named_struct({% for name, data_type in columns %}'{{ name }}', {{ lakeho
 
 {#- A Delta table's Change Data Feed from version `first` through `last`
     (both inclusive): its rows with _change_type (insert, delete,
-    update_preimage, update_postimage), _commit_version, _commit_timestamp. -#}
-{% macro lakehouse__delta_table_changes(table, first, last) -%}
-table_changes('{{ table }}', {{ first }}, {{ last }})
+    update_preimage, update_postimage), _commit_version, _commit_timestamp.
+    By the table's path, not its name: Spark resolves each table name once
+    per query, whatever options come with it, so in a model that also
+    selects from the upstream by name, `table_changes('<name>', ...)` would
+    read the table itself. -#}
+{% macro lakehouse__delta_table_changes(location, first, last) -%}
+table_changes_by_path('{{ location }}', {{ first }}, {{ last }})
 {%- endmacro %}
 
 {#- The latest state of each row a Delta range changed, as the table's
@@ -190,9 +194,9 @@ table_changes('{{ table }}', {{ first }}, {{ last }})
     update's new image (a key whose last change deletes it has none; within
     a version a new image follows a before image or delete); without a key,
     every insert and new image. -#}
-{% macro lakehouse__delta_latest_state(table, first, last, columns, key) -%}
+{% macro lakehouse__delta_latest_state(location, first, last, columns, key) -%}
 {%- set names -%}{% for name, _ in columns %}`{{ name }}`{% if not loop.last %}, {% endif %}{% endfor %}{%- endset -%}
-{%- set changes = lakehouse__delta_table_changes(table, first, last) -%}
+{%- set changes = lakehouse__delta_table_changes(location, first, last) -%}
 {%- if key -%}
 (select {{ names }} from (select *, row_number() over (partition by {% for column in key %}`{{ column }}`{% if not loop.last %}, {% endif %}{% endfor %} order by _commit_version desc, case when _change_type in ('insert', 'update_postimage') then 1 else 0 end desc) as _lakehouse_last from {{ changes }}) as c where _lakehouse_last = 1 and _change_type in ('insert', 'update_postimage'))
 {%- else -%}
@@ -204,9 +208,9 @@ table_changes('{{ table }}', {{ first }}, {{ last }})
     before, after): an insert, a delete, an update with both images paired
     by `key` in its version (without a key, an update is a delete and an
     insert). ts_ms is the version that made the change. -#}
-{% macro lakehouse__delta_cdc_rows(table, first, last, columns, key) -%}
+{% macro lakehouse__delta_cdc_rows(location, first, last, columns, key) -%}
 {%- set image = lakehouse__cdc_image -%}
-{%- set changes = lakehouse__delta_table_changes(table, first, last) -%}
+{%- set changes = lakehouse__delta_table_changes(location, first, last) -%}
 (select 'i' as op, cast(c._commit_version as string) as ts_ms, cast(null as string) as before, {{ image('c', columns) }} as after from {{ changes }} as c where c._change_type = 'insert'{% if not key %} or c._change_type = 'update_postimage'{% endif %}
 union all
 select 'd' as op, cast(c._commit_version as string) as ts_ms, {{ image('c', columns) }} as before, cast(null as string) as after from {{ changes }} as c where c._change_type = 'delete'{% if not key %} or c._change_type = 'update_preimage'{% endif %}
