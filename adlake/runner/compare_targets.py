@@ -2,6 +2,7 @@
 tables compared row by row.
 
     python -m adlake.runner.compare_targets [--targets local,thrift,connect,thrift-cluster,connect-cluster]
+                                    [--formats hudi,iceberg,delta] [--checks every-batch|at-end]
                                     [--batches 3] [--events 20000] [--seed 7] [--catalog] [--work DIR]
 
 (or `adlake-targets ...`).
@@ -11,10 +12,18 @@ Targets: `local` (the embedded session, as `make run`), `thrift` and `connect`
 adlake.servers.spark_server), and `thrift-cluster`, `connect-cluster` (the same
 servers as the drivers of a local standalone cluster of two workers,
 adlake.servers.cluster). For each target, in order, it lands the batches one
-by one and runs one `dbt build` per batch (its tests check what it wrote),
-then `dbt test` (whole tables); checks the warehouse's totals against the generator's truth;
-and keeps the rows of every ADS table. Then it compares each target's ADS
+by one and runs one `dbt build` per batch (its tests check what it wrote;
+with --checks at-end, no tests), then `dbt test` (whole tables); checks the
+warehouse's totals against the generator's truth after every batch; and
+keeps the rows of every ADS table. Then it compares each target's ADS
 tables with the first target's, row by row, and prints a line per target.
+
+With --formats, each target builds the warehouse once per table format
+(the project's `table_format` var: every model's tables in Hudi's, Iceberg's
+or Delta's format), each in schemas of its own on the target's one session
+or server, which is started with every format listed; each build is
+compared with the first target's first format (list hudi first to compare
+the other formats with Hudi's build).
 
 With --catalog, the servers share one Hive catalog on PostgreSQL
 (adlake.servers.catalog) and one warehouse folder, each target in a schema of
@@ -48,6 +57,7 @@ from adlake.runner.warehouse import Builds, tally, work_args
 from adlake.servers import catalog, cluster, spark_server
 
 TARGETS = ("local", "thrift", "connect", "thrift-cluster", "connect-cluster")
+FORMATS = ("hudi", "iceberg", "delta")
 ADS_TABLES = (
     "ads_spend_by_customer",
     "ads_spend_by_industry",
@@ -64,12 +74,23 @@ def method_of(target: str) -> str:
     return {"local": "session"}.get(target, target.removesuffix("-cluster"))
 
 
-def profile(target: str, work: Path, schema: str, port: int | None) -> dict:
-    """One target's profile output, as a user would write it."""
+def label(target: str, fmt: str) -> str:
+    """A build's name in the results: the target, with the format unless Hudi's."""
+    return target if fmt == "hudi" else f"{target}/{fmt}"
+
+
+def profile(
+    target: str, work: Path, schema: str, port: int | None, formats: Iterable[str] = ("hudi",)
+) -> dict:
+    """One target's profile output, as a user would write it (`formats`: the
+    table formats the embedded session loads besides Hudi's)."""
     method = method_of(target)
     output: dict = {"type": "lakehouse", "method": method, "schema": schema, "threads": 4}
     if method == "session":
         output["lake_dir"] = str(work / "lake")
+        others = [f for f in formats if f != "hudi"]
+        if others:
+            output["table_formats"] = others
     else:
         output |= {"host": "127.0.0.1", "port": port, "connect_retries": 0}
         if method == "thrift":
@@ -83,6 +104,18 @@ def write_profile(folder: Path, output: dict) -> None:
     (folder / "profiles.yml").write_text(text)
 
 
+def table_columns(query: Query, table: str) -> list[str]:
+    """The table's columns, from DESCRIBE (SHOW COLUMNS takes no Iceberg or
+    Delta table): its rows up to the first blank or `#` section heading."""
+    columns = []
+    for row in query(f"describe {table}"):
+        name = str(row[0]).strip()
+        if not name or name.startswith("#"):
+            break
+        columns.append(name)
+    return columns
+
+
 def ads_rows(query: Query, schema: str) -> dict[str, list[tuple]]:
     """Every ADS table's rows, sorted, each value as text: the Thrift client
     returns dates, timestamps and decimals as text, the Spark clients as
@@ -91,7 +124,7 @@ def ads_rows(query: Query, schema: str) -> dict[str, list[tuple]]:
     found = {}
     for table in ADS_TABLES:
         name = f"{schema}_ads.{table}"
-        columns = [str(row[0]) for row in query(f"show columns in {name}")]
+        columns = table_columns(query, name)
         own = ", ".join(f"`{c}`" for c in columns if not c.startswith("_hoodie_"))
         found[table] = sorted(
             tuple(None if v is None else str(v) for v in row)
@@ -111,8 +144,16 @@ def totals(query: Query, schema: str) -> dict:
 class Servers:
     """The servers the targets need, each started once, all stopped at the end."""
 
-    def __init__(self, stack: ExitStack, work: Path, catalog_dir: Path | None) -> None:
+    def __init__(
+        self,
+        stack: ExitStack,
+        work: Path,
+        catalog_dir: Path | None,
+        formats: Iterable[str] = ("hudi",),
+    ) -> None:
         self.stack, self.work, self.catalog_dir = stack, work, catalog_dir
+        # The table formats each server is started with.
+        self.formats = ["hudi", *(f for f in formats if f != "hudi")]
         self.ports: dict[str, int] = {}
         self.master: str | None = None
 
@@ -133,7 +174,14 @@ class Servers:
             master = self.cluster_master() if target.endswith("-cluster") else "local[2]"
             folder = self.work / "servers" / target
             port = spark_server.free_port()
-            spark_server.start(method, port, folder, master=master, catalog_dir=self.catalog_dir)
+            spark_server.start(
+                method,
+                port,
+                folder,
+                master=master,
+                catalog_dir=self.catalog_dir,
+                formats=self.formats,
+            )
             self.ports[target] = port
             (stack or self.stack).callback(self._stop, target, method, folder)
         return self.ports[target]
@@ -154,20 +202,26 @@ def build_target(
     watch: Callable[[int], None] | None = None,
     check_batches: bool = True,
     test_after: bool = True,
+    table_format: str = "hudi",
+    formats: Iterable[str] = ("hudi",),
 ) -> dict:
-    """Lands and builds every batch on `target`, then `dbt test`; returns its
-    figures and ADS rows. Without `check_batches`, a batch's build leaves
-    its data tests to the `dbt test` after the last one; without
-    `test_after`, the batches' checks are all (the figures' `tests` are the
-    last build's)."""
+    """Lands and builds every batch on `target` in `table_format`, then `dbt
+    test`; returns its figures and ADS rows. Without `check_batches`, a
+    batch's build leaves its data tests to the `dbt test` after the last
+    one; without `test_after`, the batches' checks are all (the figures'
+    `tests` are the last build's). The target's lake starts empty for the
+    first of the `formats` it builds (the others build beside it)."""
     method = method_of(target)
     folder = work / target
-    for sub in ("lake", "landing", "target", "logs"):
-        shutil.rmtree(folder / sub, ignore_errors=True)
-    write_profile(folder / "profiles", profile(target, folder, schema, port))
-    landing = folder / "landing"
+    formats = list(formats)
+    if table_format == formats[0]:
+        for sub in ("lake", "landing", "target", "logs"):
+            shutil.rmtree(folder / sub, ignore_errors=True)
+    write_profile(folder / "profiles", profile(target, folder, schema, port, formats))
+    # Each format's build ingests the batches as they land, from a folder of its own.
+    landing = folder / "landing" / table_format
     os.environ["ADLAKE_LANDING_DIR"] = str(landing)
-    builds = Builds(work_args(folder))
+    builds = Builds(work_args(folder), table_format=table_format)
     query = query_function(method, port)
     seconds = []
     for batch in range(1, batches + 1):
@@ -180,17 +234,19 @@ def build_target(
         seconds.append(time.perf_counter() - started)
         found = totals(query, schema)
         if found != {k: truth[batch - 1][k] for k in found}:
-            raise TargetFailed(f"{target}: batch {batch} totals {found} differ from the truth")
+            raise TargetFailed(
+                f"{label(target, table_format)}: batch {batch} totals {found} differ from the truth"
+            )
         print(
-            f"{target}: batch {batch}/{batches} built [{tally(result)}] in {seconds[-1]:.1f} s, "
-            "totals equal the truth",
+            f"{label(target, table_format)}: batch {batch}/{batches} built [{tally(result)}] "
+            f"in {seconds[-1]:.1f} s, totals equal the truth",
             flush=True,
         )
         if watch is not None:
             watch(batch)
     if test_after:
         result = builds.build("full", command="test")
-        print(f"{target}: dbt test [{tally(result)}]", flush=True)
+        print(f"{label(target, table_format)}: dbt test [{tally(result)}]", flush=True)
     return {"seconds": seconds, "ads": ads_rows(query, schema), "tests": tally(result)}
 
 
@@ -235,9 +291,11 @@ def run(
     catalog_dir: Path | None = None,
     after_target: Callable[[str, dict[str, int]], None] | None = None,
     batches_checked_on: Iterable[str] | None = None,
+    formats: Iterable[str] = ("hudi",),
 ) -> dict:
-    """Builds the warehouse on each target; returns each target's figures and
-    the differences from the first; raises TargetFailed on any failure.
+    """Builds the warehouse on each target, once per table format of
+    `formats`; returns each build's figures (by label()) and its differences
+    from the first; raises TargetFailed on any failure.
     With `catalog_dir`, the servers share a catalog run from that folder
     (which PostgreSQL's account must reach: see adlake.servers.catalog).
     `after_target(target, ports)` runs after each target's build, with the
@@ -246,6 +304,7 @@ def run(
     targets whose batch builds run their data tests, and no `dbt test` after
     (the others are checked whole once, after their last batch); by default
     every target does both."""
+    formats = list(formats)
     checked = set(targets if batches_checked_on is None else batches_checked_on)
     both = batches_checked_on is None
     generated = work / "generated"
@@ -253,31 +312,35 @@ def run(
     results: dict[str, dict] = {}
     # The servers stop (the stack) before the catalog they use.
     with shared_catalog(catalog_dir), ExitStack() as stack:
-        servers = Servers(stack, work, catalog_dir)
+        servers = Servers(stack, work, catalog_dir, formats)
         for target in targets:
-            schema = f"w_{target.replace('-', '_')}" if catalog_dir else "adlake"
+            base = f"w_{target.replace('-', '_')}" if catalog_dir else "adlake"
             with ExitStack() as own:  # this target's server stops after it
-                watch = None
-                if catalog_dir and method_of(target) == "connect":
-                    watch = bi_reader_check(servers, target, schema, own)
-                port = None if target == "local" else servers.port(target, own)
-                results[target] = build_target(
-                    target,
-                    work,
-                    generated,
-                    batches,
-                    truth,
-                    port,
-                    schema,
-                    watch,
-                    check_batches=target in checked,
-                    test_after=both or target not in checked,
-                )
+                for fmt in formats:
+                    schema = base if fmt == "hudi" else f"{base}_{fmt}"
+                    watch = None
+                    if catalog_dir and method_of(target) == "connect":
+                        watch = bi_reader_check(servers, target, schema, own)
+                    port = None if target == "local" else servers.port(target, own)
+                    results[label(target, fmt)] = build_target(
+                        target,
+                        work,
+                        generated,
+                        batches,
+                        truth,
+                        port,
+                        schema,
+                        watch,
+                        check_batches=target in checked,
+                        test_after=both or target not in checked,
+                        table_format=fmt,
+                        formats=formats,
+                    )
                 if after_target is not None:
                     after_target(target, dict(servers.ports))
-    reference = targets[0]
-    for target in targets:
-        results[target]["differences"] = compare(results[reference]["ads"], results[target]["ads"])
+    reference = results[label(targets[0], formats[0])]
+    for figures in results.values():
+        figures["differences"] = compare(reference["ads"], figures["ads"])
     return results
 
 
@@ -304,6 +367,19 @@ def bi_reader_check(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--targets", default="local,thrift,connect,thrift-cluster,connect-cluster")
+    parser.add_argument(
+        "--formats",
+        default="hudi",
+        help="the table formats each target builds the warehouse in, e.g. hudi,iceberg,delta "
+        "(default hudi; the first is the reference)",
+    )
+    parser.add_argument(
+        "--checks",
+        choices=("every-batch", "at-end"),
+        default="every-batch",
+        help="every-batch: each batch's build runs its data tests, and `dbt test` runs after "
+        "the last (default); at-end: only that `dbt test`",
+    )
     parser.add_argument("--batches", type=int, default=3)
     parser.add_argument("--events", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=7)
@@ -315,6 +391,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(targets) - set(TARGETS))
     if unknown or not targets:
         parser.error(f"unknown target(s) {unknown}; choose from {', '.join(TARGETS)}")
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    unknown = sorted(set(formats) - set(FORMATS))
+    if unknown or not formats or len(set(formats)) < len(formats):
+        parser.error(f"--formats {args.formats}: list each of {', '.join(FORMATS)} at most once")
     work = (args.work or Path(tempfile.mkdtemp(prefix="adlake-targets-"))).resolve()
     catalog_dir = None
     if args.catalog:
@@ -323,18 +403,28 @@ def main(argv: list[str] | None = None) -> int:
         catalog_dir = Path(tempfile.mkdtemp(prefix="adlake-catalog-"))
         catalog_dir.chmod(0o755)
     try:
-        results = run(targets, work, args.batches, args.events, args.seed, catalog_dir)
+        results = run(
+            targets,
+            work,
+            args.batches,
+            args.events,
+            args.seed,
+            catalog_dir,
+            batches_checked_on=None if args.checks == "every-batch" else [],
+            formats=formats,
+        )
     except TargetFailed as exc:
         print(f"targets: {exc}")
         return 1
     finally:
         if catalog_dir is not None:
             shutil.rmtree(catalog_dir, ignore_errors=True)
-    print(f"\n{'target':<16} {'s per batch':>24}  ADS against {targets[0]}")
-    for target, figures in results.items():
+    reference = label(targets[0], formats[0])
+    print(f"\n{'target':<22} {'s per batch':>24}  ADS against {reference}")
+    for name, figures in results.items():
         per_batch = ", ".join(f"{s:.0f}" for s in figures["seconds"])
         verdict = "; ".join(figures["differences"]) or "identical, row by row"
-        print(f"{target:<16} {per_batch:>24}  {verdict}")
+        print(f"{name:<22} {per_batch:>24}  {verdict}")
     if args.json:
         serial = {t: {k: v for k, v in f.items() if k != "ads"} for t, f in results.items()}
         args.json.write_text(json.dumps(serial, indent=2) + "\n")

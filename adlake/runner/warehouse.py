@@ -21,6 +21,7 @@ which leaves out the tests tagged full_builds_only: comparisons another test
 of the build already makes).
 
     python -m adlake.runner.warehouse [--batches 4] [--events 20000] [--seed 7] [--full-checks-every 4]
+        [--table-format hudi|iceberg|delta]
 
 (or `adlake-run ...`).
 """
@@ -82,6 +83,7 @@ class Builds:
         args: list[str] | None = None,
         compact_between_builds: bool = False,
         checks_after_models: bool = False,
+        table_format: str = "hudi",
     ) -> None:
         self.args = args or PROJECT_ARGS
         self.manifest = None
@@ -95,6 +97,9 @@ class Builds:
         # the project is parsed: they go to the parse too.)
         self.compact_between_builds = compact_between_builds
         self.vars = {"dwd_compaction_mode": "schedule"} if compact_between_builds else {}
+        # The models' table format (macros/warehouse/table_format.sql).
+        if table_format != "hudi":
+            self.vars["table_format"] = table_format
 
     def build(
         self,
@@ -266,7 +271,7 @@ def summary(spark, batches: int, truth: dict, elapsed: float, target: str = "loc
             elif kinds.get("Provider") == "hudi":
                 commit = latest_commit(spark, name)
             else:
-                commit = "(parquet seed)"
+                commit = f"({kinds.get('Provider')} table)"
             print(f"{name:<44} {rows:>9,}  {commit}")
 
     quarantined = spark.sql(
@@ -313,6 +318,12 @@ def main() -> None:
         help="data tests read whole tables every N batches and in the last one; the other "
         "batches check what they wrote (default 4; 1: always whole tables)",
     )
+    parser.add_argument(
+        "--table-format",
+        choices=("hudi", "iceberg", "delta"),
+        default="hudi",
+        help="the models' table format (default hudi; the seeds stay parquet)",
+    )
     args = parser.parse_args()
 
     os.chdir(ROOT)  # the lake (.lake/) lives in the project folder
@@ -331,7 +342,7 @@ def main() -> None:
     )
     target, _, _ = profile_target()
     reader = target_reader()
-    builds = Builds()
+    builds = Builds(table_format=args.table_format)
     latencies: list[tuple[float, float]] = []  # (to ADS, to checked) per batch built
     for batch in range(1, args.batches + 1):
         landed_at = time.time()

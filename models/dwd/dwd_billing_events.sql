@@ -3,9 +3,16 @@
     wins whatever order versions land in (a stale older version never
     overwrites a correction, and a duplicate changes nothing). Reads only the
     ODS rows committed since its last run. CDC is on, with before and after
-    images, so DWS can add each change's delta exactly once. -#}
+    images, so DWS can add each change's delta exactly once (Hudi's CDC and
+    archiving settings apply on Hudi only: Iceberg's and Delta's change reads
+    need no setting). On Iceberg the table is copy-on-write: Iceberg's
+    changelog scan cannot read a snapshot with delete files, which its
+    merge-on-read updates write (the adapter refuses such a change read). -#}
+
+{%- set merge_on_read = warehouse_table_format() != 'iceberg' %}
 
 {{ config(
+    table_type='mor' if merge_on_read else 'cow',
     unique_key='event_id',
     precombine_key='event_version',
     partition_by='event_date',
@@ -14,14 +21,14 @@
         'delta_commits': var('dwd_compaction_delta_commits'),
         'delta_seconds': 3600,
         'mode': var('dwd_compaction_mode'),
-    },
+    } if merge_on_read else none,
     cleaning={'policy': 'keep_latest_commits', 'retain': var('dwd_cleaning_retain')},
-    hudi_options={
+    hudi_options=on_hudi({
         'hoodie.table.cdc.enabled': true,
         'hoodie.table.cdc.supplemental.logging.mode': 'DATA_BEFORE_AFTER',
         'hoodie.keep.min.commits': var('dwd_archive_min_commits'),
         'hoodie.keep.max.commits': var('dwd_archive_max_commits'),
-    },
+    }),
 ) }}
 
 with

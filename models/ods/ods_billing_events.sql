@@ -10,6 +10,9 @@
                          'ad_id', 'media_id', 'billing_type', 'cost_micros', 'source_file', 'landed_batch',
                          'ingested_at'] %}
 
+{#- Each batch in new files (dbt_project.yml says why). #}
+{{ config(file_sizing=on_hudi({'small_file_mb': 0})) }}
+
 with
 
 raw_lines as (

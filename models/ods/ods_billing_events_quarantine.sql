@@ -7,6 +7,9 @@
 
 {%- set line_columns = ['raw_line', 'quarantine_reason', 'source_file', 'line_number', 'landed_batch', 'ingested_at'] %}
 
+{#- Each batch in new files (dbt_project.yml says why). #}
+{{ config(file_sizing=on_hudi({'small_file_mb': 0})) }}
+
 with
 
 raw_lines as (

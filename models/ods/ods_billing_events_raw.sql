@@ -14,6 +14,9 @@
 {%- set landed_feed = source('landing', 'billing_events') %}
 {%- set files_to_read = landed_files_to_read_or_skip(landed_feed) %}
 
+{#- Each batch in new files (dbt_project.yml says why). #}
+{{ config(file_sizing=on_hudi({'small_file_mb': 0})) }}
+
 with
 
 landed as (
