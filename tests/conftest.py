@@ -45,13 +45,14 @@ LONGEST_FIRST = [
     "tests/adapter/functional/crash/test_killed_writer.py",  # ~370
     "tests/warehouse/test_continuous.py",  # ~350
     "tests/adapter/functional/install/test_wheel_install.py",  # ~330
+    "tests/adapter/dbt_suite/test_other_formats.py",  # ~330
+    "tests/warehouse/test_table_formats.py",  # ~290
     "tests/adapter/functional/targets/test_server_methods.py",  # ~250
     "tests/adapter/functional/object_store/test_s3_warehouse.py",  # ~200
     "tests/adapter/functional/targets/test_shared_catalog.py",  # ~200
     "tests/adapter/functional/targets/test_server_failures.py",  # ~200
     "tests/toolkit/test_profile_batch_run.py",  # ~190
     "tests/toolkit/test_bench_alternatives.py",  # ~150
-    "tests/adapter/dbt_suite/test_other_formats.py",  # ~150
     "tests/warehouse/test_soak.py",  # ~140
     "tests/adapter/functional/warm_start/test_warm_start.py",  # ~110
     "tests/adapter/functional/docs/test_catalog.py",  # ~100
