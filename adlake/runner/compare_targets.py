@@ -55,9 +55,9 @@ from adlake.landing import land_batch
 from adlake.runner.readers import Query, query_function
 from adlake.runner.warehouse import Builds, tally, work_args
 from adlake.servers import catalog, cluster, spark_server
+from dbt.adapters.lakehouse.table_formats import FORMATS
 
 TARGETS = ("local", "thrift", "connect", "thrift-cluster", "connect-cluster")
-FORMATS = ("hudi", "iceberg", "delta")
 ADS_TABLES = (
     "ads_spend_by_customer",
     "ads_spend_by_industry",

@@ -41,6 +41,7 @@ from adlake import ROOT
 from adlake.generator import generate
 from adlake.landing import land_batch
 from adlake.runner.readers import profile_target, target_reader
+from dbt.adapters.lakehouse.table_formats import FORMATS
 
 LAYERS = ("ref", "ods", "dwd", "dws", "ads")
 SCHEMA = "adlake"
@@ -320,7 +321,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--table-format",
-        choices=("hudi", "iceberg", "delta"),
+        choices=FORMATS,
         default="hudi",
         help="the models' table format (default hudi; the seeds stay parquet)",
     )
