@@ -41,6 +41,7 @@ LONGEST_FIRST = [
     "tests/warehouse/test_killed_warehouse.py",  # ~900
     "tests/warehouse/test_server_targets.py",  # ~650
     "tests/warehouse/test_warehouse_build.py",  # ~470
+    "tests/warehouse/test_killed_formats.py",  # ~470
     "tests/adapter/functional/formats/test_iceberg_and_delta_tables.py",  # ~450
     "tests/adapter/functional/crash/test_killed_writer.py",  # ~370
     "tests/warehouse/test_continuous.py",  # ~350

@@ -276,6 +276,8 @@ class LakeState:
     completed: dict[str, dict[str, str]]
     pending: dict[str, dict[str, tuple[str, str]]]
     scratch: dict[str, frozenset[tuple[str, int]]]
+    # When it was read (the clock files' modification times are on).
+    at_ns: int = 0
 
 
 def lake_state(work: Work) -> LakeState:
@@ -286,7 +288,7 @@ def lake_state(work: Work) -> LakeState:
             if "__lakehouse_" not in table_dir.name:
                 name = f"{layer}.{table_dir.name}"
                 completed[name], pending[name] = timeline(table_dir)
-    return LakeState(completed, pending, scratch_state(work))
+    return LakeState(completed, pending, scratch_state(work), time.time_ns())
 
 
 def scratch_state(work: Work) -> dict[str, frozenset[tuple[str, int]]]:
@@ -373,6 +375,49 @@ def _pending_point(
     return KillPoint(name, description, reached, held)
 
 
+def dwd_files(work: Work, fmt: str) -> tuple[dict[str, int], dict[str, int]]:
+    """dwd_billing_events as an Iceberg or Delta table: its data files and its
+    commit files (Iceberg's metadata files, Delta's log entries), each with
+    its modification time (ns)."""
+    if fmt == "iceberg":
+        table = work.warehouse / "iceberg" / f"{work.schema}_dwd" / "dwd_billing_events"
+        data, commits, suffix = table / "data", table / "metadata", ".metadata.json"
+    else:
+        table = work.table_dir("dwd", "dwd_billing_events")
+        data, commits, suffix = table, table / "_delta_log", ".json"
+
+    def scan(folder: Path, pattern: str) -> dict[str, int]:
+        found = {}
+        for path in folder.rglob(pattern) if folder.exists() else []:
+            if "_delta_log" in path.relative_to(folder).parts[:-1]:
+                continue
+            try:
+                found[path.relative_to(folder).as_posix()] = path.stat().st_mtime_ns
+            except FileNotFoundError:  # renamed or removed since listed
+                pass
+        return found
+
+    return scan(data, "*.parquet"), scan(commits, f"*{suffix}")
+
+
+def _data_before_commit(name: str, fmt: str, description: str) -> KillPoint:
+    """A write of dwd_billing_events as `fmt`'s table with its data files
+    written and no commit after them."""
+
+    def reached(work: Work, armed: LakeState) -> str | None:
+        data, commits = dwd_files(work, fmt)
+        since = max([armed.at_ns, *commits.values()])
+        fresh = sorted((t, n) for n, t in data.items() if t > since)
+        return f"{fmt} {DWD} data file {fresh[0][1]} @{fresh[0][0]}" if fresh else None
+
+    def held(work: Work, armed: LakeState, seen: str) -> bool:
+        written = int(seen.rsplit("@", 1)[1])
+        _, commits = dwd_files(work, fmt)
+        return all(t < written for t in commits.values())
+
+    return KillPoint(name, description, reached, held)
+
+
 def _between_layers(work: Work, armed: LakeState) -> str | None:
     written = scratch_written(work, armed, "dws", "dws_spend_hourly__lakehouse_")
     if written and not any(
@@ -430,6 +475,16 @@ POINTS: dict[str, KillPoint] = {
             DWD,
             "clean",
             ("requested", "inflight"),
+        ),
+        _data_before_commit(
+            "iceberg_data_before_metadata",
+            "iceberg",
+            "dwd_billing_events as an Iceberg table: data files written, its metadata not swapped",
+        ),
+        _data_before_commit(
+            "delta_data_before_log",
+            "delta",
+            "dwd_billing_events as a Delta table: data files written, no _delta_log entry",
         ),
         KillPoint(
             "between_layers",
