@@ -276,7 +276,7 @@ class LakeState:
     completed: dict[str, dict[str, str]]
     pending: dict[str, dict[str, tuple[str, str]]]
     scratch: dict[str, frozenset[tuple[str, int]]]
-    # When it was read (the clock files' modification times are on).
+    # When it was read, on the clock that stamps files' modification times.
     at_ns: int = 0
 
 
