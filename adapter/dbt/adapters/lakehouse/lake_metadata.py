@@ -149,9 +149,15 @@ class LakeMetadata:
     def provider(self, table: str) -> str:
         """The table's format as its catalog says (hudi, iceberg, delta,
         parquet, ...); a table of a catalog of its own is Iceberg's."""
+        return self.provider_and_location(table)[0]
+
+    def provider_and_location(self, table: str) -> tuple[str, str]:
+        """provider() and the table's location, from one DESCRIBE (no
+        location for a table of a catalog of its own: '')."""
         if in_own_catalog(table):
-            return "iceberg"
-        return self.describe(table).details.get("Provider", "").lower()
+            return "iceberg", ""
+        details = self.describe(table).details
+        return details.get("Provider", "").lower(), details.get("Location", "")
 
     def is_iceberg(self, table: str) -> bool:
         return self.provider(table) == "iceberg"

@@ -113,7 +113,11 @@ class ChangeReadPlanner:
         timeline = (
             None if in_own_catalog(upstream_name) else self._hudi_timeline(upstream_name, mode)
         )
-        upstream_format = "hudi" if timeline is not None else self._metadata.provider(upstream_name)
+        upstream_format, location = (
+            ("hudi", "")
+            if timeline is not None
+            else self._metadata.provider_and_location(upstream_name)
+        )
         if upstream_format == "iceberg":
             ancestry = self._metadata.iceberg_ancestry(upstream_name)
             consumed = self._consumed_position(
@@ -133,7 +137,7 @@ class ChangeReadPlanner:
             history = self._delta_history(upstream_name, name)
             consumed = self._consumed_position(position, upstream_name, history.later, model_format)
             read = self._plan_delta(
-                name, upstream, mode, consumed, history, "fail" if signed else on_gap
+                name, upstream, location, mode, consumed, history, "fail" if signed else on_gap
             )
         elif timeline is not None:
             consumed = self._consumed_position(
@@ -305,6 +309,7 @@ class ChangeReadPlanner:
         self,
         name: str,
         upstream: Any,
+        location: str,
         mode: str,
         consumed: str | None,
         history: History,
@@ -324,7 +329,6 @@ class ChangeReadPlanner:
             self._upstream_key(upstream_name),
         )
         if not read.is_empty:
-            location = self._metadata.describe(upstream_name).details.get("Location")
             read = dataclasses.replace(read, location=location)
         return read
 
