@@ -41,13 +41,12 @@ LONGEST_FIRST = [
     "tests/warehouse/test_killed_warehouse.py",  # ~900
     "tests/warehouse/test_server_targets.py",  # ~650
     "tests/warehouse/test_warehouse_build.py",  # ~470
-    "tests/warehouse/test_killed_formats.py",  # ~470
     "tests/adapter/functional/formats/test_iceberg_and_delta_tables.py",  # ~450
+    "tests/warehouse/test_table_formats.py",  # ~400
     "tests/adapter/functional/crash/test_killed_writer.py",  # ~370
     "tests/warehouse/test_continuous.py",  # ~350
     "tests/adapter/functional/install/test_wheel_install.py",  # ~330
     "tests/adapter/dbt_suite/test_other_formats.py",  # ~330
-    "tests/warehouse/test_table_formats.py",  # ~290
     "tests/adapter/functional/targets/test_server_methods.py",  # ~250
     "tests/adapter/functional/object_store/test_s3_warehouse.py",  # ~200
     "tests/adapter/functional/targets/test_shared_catalog.py",  # ~200

@@ -1,8 +1,8 @@
-"""Benchmark: the same billing pipeline built four ways, per micro-batch, on the same data.
+"""Benchmark: the same billing pipeline built six ways, per micro-batch, on the same data.
 
 One run generates the data (deterministic for its seed: JSON-lines batch files
 of billing events, each line event_id, event_version, event_time, account_id,
-cost_micros), then builds it, batch by batch, four ways, each in a process
+cost_micros), then builds it, batch by batch, six ways, each in a process
 (a fresh JVM) and a lake of its own, one after the other:
 
 - `lakehouse`: this adapter (`type: lakehouse`, `method: session`; the models
@@ -17,6 +17,11 @@ cost_micros), then builds it, batch by batch, four ways, each in a process
   merges every file group the batch touched to find the before images (at
   the default scale DWS took 5.0-6.5 s a batch on a merge-on-read DWD,
   3.0-3.7 s on a copy-on-write one; DWD's upsert took 4-5 s either way).
+- `lakehouse_iceberg`, `lakehouse_delta`: the same models, configs and
+  change reads with `file_format` iceberg or delta (env
+  ADLAKE_BENCH_TABLE_FORMAT; Hudi's own settings are left out there):
+  DWD copy-on-write read through Iceberg's changelog or Delta's Change Data
+  Feed.
 - `dbt_spark_hudi`: dbt-spark on Hudi (`type: spark`, `method: session`) as
   dbt-spark's and Hudi's docs write it: `file_format: hudi`, raw `options`
   (type, primaryKey, preCombineField), `incremental_strategy: merge` with a
@@ -76,7 +81,16 @@ from adlake.bench import children
 from adlake.bench.profile_batch import LEADING_COMMENTS, StatementRecorder, statement_kind
 
 PIPELINE = Path(__file__).resolve().with_name("pipeline")
-APPROACHES = ("lakehouse", "dbt_spark_hudi", "parquet_rebuild", "floor")
+# This adapter's pipeline on each table format (Hudi's is `lakehouse`), then
+# the alternatives to it.
+APPROACHES = (
+    "lakehouse",
+    "lakehouse_iceberg",
+    "lakehouse_delta",
+    "dbt_spark_hudi",
+    "parquet_rebuild",
+    "floor",
+)
 SCHEMA = "bench"
 START = datetime(2026, 10, 1, tzinfo=UTC)
 # A dbt approach's ADS table.
@@ -198,8 +212,17 @@ def spark_settings(lake: Path, driver_memory: str, hudi: bool) -> dict[str, str]
     return conf
 
 
+def table_format(approach: str) -> str | None:
+    """The table format of one of this adapter's approaches (None for the
+    others): `lakehouse` is Hudi, `lakehouse_<format>` that format."""
+    if not approach.startswith("lakehouse"):
+        return None
+    return approach.removeprefix("lakehouse").removeprefix("_") or "hudi"
+
+
 def write_profile(work: Path, approach: str, driver_memory: str) -> None:
-    if approach == "lakehouse":
+    fmt = table_format(approach)
+    if fmt:
         output = {
             "type": "lakehouse",
             "method": "session",
@@ -208,6 +231,8 @@ def write_profile(work: Path, approach: str, driver_memory: str) -> None:
             "lake_dir": str(work / "lake"),
             "hudi_jar": str(hudi_jar()),
             "spark_conf": {"spark.driver.memory": driver_memory},
+            # Hudi's jar is loaded whatever the format; the other format's too.
+            "table_formats": sorted({"hudi", fmt}),
         }
     else:
         # dbt-spark's session: the SparkSession it builds reads the settings
@@ -227,9 +252,13 @@ def write_profile(work: Path, approach: str, driver_memory: str) -> None:
 def child_env(approach: str, work: Path, driver_memory: str) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key != "PYSPARK_SUBMIT_ARGS"}
     env.pop("SPARK_CONF_DIR", None)
-    env["ADLAKE_BENCH_APPROACH"] = approach
+    fmt = table_format(approach)
+    # This adapter's approaches share one folder of models, its file_format
+    # read from the environment.
+    env["ADLAKE_BENCH_APPROACH"] = "lakehouse" if fmt else approach
+    env["ADLAKE_BENCH_TABLE_FORMAT"] = fmt or "hudi"
     env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    if approach != "lakehouse":
+    if not fmt:
         conf_dir = work / "conf"
         conf_dir.mkdir(parents=True, exist_ok=True)
         settings = spark_settings(work / "lake", driver_memory, hudi=approach == "dbt_spark_hudi")
@@ -309,7 +338,10 @@ class DbtPipeline:
 
         # A session of its own: a table the run rebuilt is read afresh.
         spark = SparkSession.builder.getOrCreate().newSession()
-        spark.catalog.refreshTable(ADS)
+        # REFRESH in SQL, which runs with this session active: the session
+        # catalog finds Iceberg's catalog through the active session, and
+        # spark.catalog.refreshTable leaves the thread's last one active.
+        spark.sql(f"refresh table {ADS}")
         rows = spark.sql(
             f"select account_id, spend_micros, events from {ADS} where events != 0"
         ).collect()
@@ -452,9 +484,18 @@ def summarize(parameters: dict, measured: dict[str, dict]) -> dict:
     per_batch = {a: f["seconds"][first:] for a, f in measured.items()}
     median = {a: statistics.median(s) for a, s in per_batch.items()}
 
-    def ratio(a: str, b: str) -> float:
-        return median[a] / median[b]
-
+    # Each ratio whose two approaches ran: the alternatives against this
+    # adapter on Hudi, and this adapter on each other format against Hudi.
+    pairs = {
+        "dbt_spark_hudi_over_lakehouse": ("dbt_spark_hudi", "lakehouse"),
+        "lakehouse_over_floor": ("lakehouse", "floor"),
+        "parquet_over_lakehouse": ("parquet_rebuild", "lakehouse"),
+        "lakehouse_iceberg_over_lakehouse": ("lakehouse_iceberg", "lakehouse"),
+        "lakehouse_delta_over_lakehouse": ("lakehouse_delta", "lakehouse"),
+    }
+    ratios = {
+        name: median[a] / median[b] for name, (a, b) in pairs.items() if a in median and b in median
+    }
     splits = measured["lakehouse"]["splits"][first:]
 
     return {
@@ -462,11 +503,7 @@ def summarize(parameters: dict, measured: dict[str, dict]) -> dict:
             "parameters": parameters,
             "per_batch_seconds": per_batch,
             "median_seconds": median,
-            "ratios": {
-                "dbt_spark_hudi_over_lakehouse": ratio("dbt_spark_hudi", "lakehouse"),
-                "lakehouse_over_floor": ratio("lakehouse", "floor"),
-                "parquet_over_lakehouse": ratio("parquet_rebuild", "lakehouse"),
-            },
+            "ratios": ratios,
             "load_seconds": {a: f["seconds"][0] for a, f in measured.items()},
             "warmup_seconds": {a: f["seconds"][1:first] for a, f in measured.items()},
             # Parsing the project and starting Spark, before batch 0.
@@ -512,13 +549,13 @@ def print_table(summary: dict) -> None:
         + "".join(f"{'batch ' + str(n + 1):>9}" for n in range(measured))
     )
     print(f"\n{head}{'median':>9}")
-    for approach in APPROACHES:
+    for approach in s["median_seconds"]:
         cells = [s["start_seconds"][approach], s["load_seconds"][approach]]
         cells += s["warmup_seconds"][approach]
         cells += s["per_batch_seconds"][approach] + [s["median_seconds"][approach]]
         print(f"{approach:18}" + "".join(f"{c:>7.1f} s" for c in cells))
     print("\nmedian seconds per model (measured batches):")
-    for approach in APPROACHES:
+    for approach in s["median_seconds"]:
         runs = s["per_model_seconds"][approach]
         parts = ", ".join(
             f"{model} {statistics.median(run[model] for run in runs):.1f}" for model in runs[0]
@@ -564,6 +601,12 @@ def main() -> None:
     parser.add_argument(
         "--driver-memory", default="4g", help="every approach's Spark driver memory (default 4g)"
     )
+    parser.add_argument(
+        "--approaches",
+        default=",".join(APPROACHES),
+        help="which, in this order; lakehouse (this adapter on Hudi) among them "
+        f"(default {','.join(APPROACHES)})",
+    )
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     # A child runs one approach (see measure).
@@ -578,6 +621,9 @@ def main() -> None:
         children.report(figures)
         return
 
+    approaches = args.approaches.split(",")
+    if "lakehouse" not in approaches or not set(approaches) <= set(APPROACHES):
+        parser.error(f"--approaches: some of {', '.join(APPROACHES)}, lakehouse among them")
     batch_events = args.batch_events or max(2, args.base_events // 100)
     if args.batches < 1 or args.warmup < 0 or batch_events < 2 or args.base_events < 10:
         parser.error("need at least 1 measured batch, 2 events a batch and 10 base events")
@@ -617,7 +663,7 @@ def main() -> None:
             flush=True,
         )
         measured: dict[str, dict] = {}
-        for approach in APPROACHES:
+        for approach in approaches:
             figures = measure(approach, work / approach, generated, expected, args.driver_memory)
             # Each child checked its ADS against the expected figures; check
             # them against each other's too, batch by batch.

@@ -1,69 +1,117 @@
-"""The warehouse on Iceberg and on Delta tables, beside its Hudi build: the
-project's `table_format` var builds every model in one format, and
-`python -m adlake.runner.compare_targets --formats hudi,iceberg,delta` (run
-here as a user runs it, in a process of its own: its embedded session loads
-the three formats' jars, which this worker's session, started with Hudi's
-only, cannot) builds the same generated batches once per format, checks
-each batch's totals against the generator's truth, runs every data test on
-whole tables after the last (`--checks at-end`: the per-batch checks are the
-Hudi warehouse's tests'), and compares the Iceberg and Delta builds' ADS
-tables with Hudi's, row by row."""
+"""The warehouse on Iceberg and on Delta tables (the project's `table_format`
+var), killed with SIGKILL at a named point of its DWD table's commit: after
+the next run every data test passes, the totals equal the generator's truth,
+each landed line is in ODS once, and every table equals the Hudi build's of
+the same batches, row by row.
+
+Each build is a child process (warehouse_batches.py; its embedded session
+loads the formats' jars, which this worker's session, started with Hudi's
+only, cannot). The Hudi build runs uninterrupted, beside the first format's
+chain. On each format a child builds batch 1, a second builds batch 2 and is
+killed (its whole process group: Python and its Spark JVM) when
+dwd_billing_events' MERGE has written data files and not yet committed them
+(Iceberg: before its new metadata file; Delta: before its _delta_log entry);
+the kill must land at the point (no commit file after the data files); the
+next child builds batch 2 again, at once, then every data test, and prints
+a digest of every table. The Hudi warehouse's named kills are
+test_killed_warehouse.py's; `python -m adlake.runner.compare_targets
+--formats hudi,iceberg,delta` compares the three formats' builds batch by
+batch, on one session (docs/warehouse.md).
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
-import sys
-from pathlib import Path
 
-from adlake import ROOT
+import pytest
 
-BATCHES, EVENTS = 2, 2000
-FORMATS = ("hudi", "iceberg", "delta")
+from adlake.generator import generate
+from tests.dbt_harness import hudi_jar
+from tests.warehouse.warehouse_batches import (
+    POINTS,
+    Chain,
+    ChainFailed,
+    Child,
+    check_landed,
+    compare_digests,
+    parse_digest,
+    parse_totals,
+    prepare_work,
+)
+
+EVENTS, BATCHES = 1500, 2
+SCHEMA = "fmt"  # the same in every build, so that the digests name the same tables
+KILL_POINTS = {"iceberg": "iceberg_data_before_metadata", "delta": "delta_data_before_log"}
 
 
-def test_the_warehouse_on_iceberg_and_delta_equals_its_hudi_build(tmp_path: Path):
-    work = tmp_path / "work"
-    # In-process Spark (no warm server): the JVM ends with the process.
-    env = {**os.environ, "LAKEHOUSE_WARM_START": "0", "PYTHONUNBUFFERED": "1"}
-    run = subprocess.run(
-        [sys.executable, "-m", "adlake.runner.compare_targets", "--targets", "local"]
-        + ["--formats", ",".join(FORMATS), "--checks", "at-end"]
-        + ["--batches", str(BATCHES), "--events", str(EVENTS)]
-        + ["--work", str(work), "--json", str(tmp_path / "figures.json")],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=2400,
-    )
-    out = run.stdout
-    assert run.returncode == 0, out[-4000:] + run.stderr[-4000:]
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    return tmp_path_factory.mktemp("table_formats")
 
-    labels = ("local", "local/iceberg", "local/delta")  # Hudi's, Iceberg's, Delta's
-    for label in labels:
-        # Each batch built, and its totals (ADS spend, DWD events) equalled
-        # the truth: the line is printed only then.
-        built = re.findall(rf"^{label}: batch (\d)/{BATCHES} built \[([^]]*)\]", out, re.M)
-        assert [b for b, _ in built] == [str(b) for b in range(1, BATCHES + 1)], out[-4000:]
-        for _, tally in built:
-            assert "success" in tally and "error" not in tally and "fail" not in tally, tally
-        [tested] = re.findall(rf"^{label}: dbt test \[([^]]*)\]", out, re.M)
-        assert "pass" in tested and "fail" not in tested and "error" not in tested, tested
-        # The ADS tables equal the Hudi build's, row by row.
-        assert re.search(rf"^{re.escape(label)} .*identical, row by row$", out, re.M), out[-2000:]
-    figures = json.loads((tmp_path / "figures.json").read_text())
-    assert set(figures) == set(labels)
-    assert all(not f["differences"] for f in figures.values())
+
+@pytest.fixture(scope="module")
+def truth(root) -> dict:
+    """The generator's totals after the last batch."""
+    batches = generate(root / "generated", seed=5, events=EVENTS, batches=BATCHES)["batches"]
+    return batches[-1]
+
+
+@pytest.fixture(scope="module")
+def hudi_build(root, truth):
+    """The uninterrupted Hudi build: started with the module's first test,
+    waited on (hudi_digests_of) once that test's chain is done."""
+    work = prepare_work(root / "hudi", SCHEMA, root / "generated", hudi_jar())
+    child = Child(work, 1, BATCHES, "--no-tests", "--digest", tag="hudi")
+    yield child
+    if child.process.poll() is None:
+        child.kill()
+
+
+@pytest.mark.parametrize("table_format", list(KILL_POINTS))
+def test_killed_between_its_data_files_and_its_commit_it_ends_equal_to_the_hudi_build(
+    root, truth, hudi_build, table_format
+):
+    work = prepare_work(root / table_format, SCHEMA, root / "generated", hudi_jar())
+    options = ["--vars", json.dumps({"table_format": table_format}), "--no-tests"]
+    chain = Chain(work, BATCHES, options, first=2)
+    try:
+        Chain(work, 1, options).finish()
+        kill = chain.kill_at(POINTS[KILL_POINTS[table_format]])
+        final = chain.finish("--test-after", "--digest")
+    except ChainFailed as exc:
+        pytest.fail(str(exc))
+    assert kill.held, kill.describe()
+    assert kill.batch == 2, kill.describe()
+    output = final.output()
+    assert "the data tests failed" not in output, final.tail()
+    assert parse_totals(output) == {
+        "cost_micros": truth["cost_micros"],
+        "events": truth["events"],
+    }, final.tail()
+    digests, landed = parse_digest(output)
+    assert landed and check_landed(work, landed) == [], check_landed(work, landed)
+    # Every table of every layer, row by row, as the Hudi build's (Hudi's
+    # meta columns and the columns set from a clock left out).
+    hudi = hudi_digests_of(hudi_build)
+    assert compare_digests(hudi, digests) == []
 
     # The tables are of the format asked for, on disk: Iceberg's in its
     # catalog's folder (metadata files), Delta's with their _delta_log.
-    warehouse = work / "local" / "lake" / "warehouse"
-    iceberg_dwd = warehouse / "iceberg" / "adlake_iceberg_dwd" / "dwd_billing_events"
-    assert list((iceberg_dwd / "metadata").glob("*.metadata.json"))
-    delta_dwd = warehouse / "adlake_delta_dwd.db" / "dwd_billing_events"
-    assert list((delta_dwd / "_delta_log").glob("*.json"))
-    assert not (delta_dwd / ".hoodie").exists()
-    assert (warehouse / "adlake_dwd.db" / "dwd_billing_events" / ".hoodie").is_dir()
+    if table_format == "iceberg":
+        dwd = work.warehouse / "iceberg" / f"{SCHEMA}_dwd" / "dwd_billing_events"
+        assert list((dwd / "metadata").glob("*.metadata.json"))
+    else:
+        dwd = work.table_dir("dwd", "dwd_billing_events")
+        assert list((dwd / "_delta_log").glob("*.json"))
+    assert not (dwd / ".hoodie").exists()
+    assert (hudi_build.work.table_dir("dwd", "dwd_billing_events") / ".hoodie").is_dir()
+
+
+def hudi_digests_of(hudi_build: Child) -> dict:
+    if hudi_build.finish() != 0:
+        pytest.fail(f"the Hudi build failed:\n{hudi_build.tail()}")
+    digests, _ = parse_digest(hudi_build.output())
+    assert {name.split(".")[0] for name in digests} == {
+        f"{SCHEMA}_{layer}" for layer in ("ref", "ods", "dwd", "dws", "ads")
+    }
+    return digests

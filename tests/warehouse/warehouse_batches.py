@@ -196,7 +196,11 @@ def print_digest(work: Work) -> None:
         for table in sorted(_user_tables(spark, schema)):
             name = f"{schema}.{table}"
             parts: list[str] = []
-            for struct_field in spark.table(name).schema.fields:
+            # In name order: a table's columns are in the order its format
+            # keeps them (Hudi puts the partition columns last, Iceberg and
+            # Delta where the query put them).
+            fields = sorted(spark.table(name).schema.fields, key=lambda f: f.name)
+            for struct_field in fields:
                 column = struct_field.name
                 if column.startswith("_hoodie_") or column in RUN_TIME_COLUMNS:
                     continue
@@ -664,7 +668,8 @@ class Chain:
             self.last,
             *self.options,
             *extra,
-            tag=f"{self.children:02d}",
+            # Two chains on one work folder (say, one per kill) log apart.
+            tag=f"{self.children:02d}_from_{first}",
             env=self.env,
         )
 

@@ -1,6 +1,6 @@
 {#- Spend per customer (advertiser account): a small table, rebuilt. -#}
 
-{{ config(materialized='table') }}
+{{ config(materialized='table', file_format=env_var('ADLAKE_BENCH_TABLE_FORMAT', 'hudi')) }}
 
 select
     account_id,

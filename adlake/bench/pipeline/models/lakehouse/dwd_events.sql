@@ -5,17 +5,19 @@
     read costs what changed (on merge-on-read Hudi would merge each touched
     file group to find the before images). -#}
 
+{%- set table_format = env_var('ADLAKE_BENCH_TABLE_FORMAT', 'hudi') -%}
 {{ config(
     materialized='incremental',
+    file_format=table_format,
     table_type='cow',
     incremental_strategy='upsert',
     unique_key='event_id',
     precombine_key='event_version',
     partition_by='event_date',
-    hudi_options={
+    hudi_options=({
         'hoodie.table.cdc.enabled': true,
         'hoodie.table.cdc.supplemental.logging.mode': 'DATA_BEFORE_AFTER',
-    },
+    } if table_format == 'hudi' else none),
 ) }}
 
 select

@@ -4,6 +4,7 @@
 
 {{ config(
     materialized='incremental',
+    file_format=env_var('ADLAKE_BENCH_TABLE_FORMAT', 'hudi'),
     incremental_strategy='upsert',
     unique_key=['event_date', 'account_id'],
     partition_by='event_date',

@@ -2,10 +2,12 @@
     index lookup. Each batch goes into new files (no rewrite of the newest
     file, as the warehouse's ODS tables). -#}
 
+{%- set table_format = env_var('ADLAKE_BENCH_TABLE_FORMAT', 'hudi') -%}
 {{ config(
     materialized='incremental',
+    file_format=table_format,
     incremental_strategy='append',
-    file_sizing={'small_file_mb': 0},
+    file_sizing=({'small_file_mb': 0} if table_format == 'hudi' else none),
 ) }}
 
 select
