@@ -11,6 +11,7 @@ import yaml
 from adlake.generator import generate
 from adlake.landing import land_batch
 from tests.dbt_harness import REPO, completed_instants, hudi_jar, run_dbt, spark
+from tests.warehouse import hudi_reference as reference
 
 
 class Warehouse:
@@ -82,3 +83,11 @@ def warehouse_factory(tmp_path, lake_dir, monkeypatch):
         return house
 
     return make
+
+
+@pytest.fixture(scope="session")
+def hudi_reference(tmp_path_factory):
+    """The uninterrupted Hudi build the kill tests compare with, one per test
+    run (hudi_reference.py)."""
+    with reference.shared(reference.shared_folder(tmp_path_factory.getbasetemp())) as built:
+        yield built

@@ -10,8 +10,9 @@ kill -9 of a job does) at a point read off the bucket's objects (files of
 the server's own folder), then starts the next run at once, at the batch that
 was killed. One chain of runs is killed at each named point below in turn,
 then finishes and runs every data test; a reference child builds the same
-batches without interruption, at the same time, on the local disk: the
-killed build on object storage must end equal to it, row by row, and with
+batches without interruption, at the same time, on the local disk (one per
+test run, which test_table_formats.py compares with too: hudi_reference.py):
+the killed build on object storage must end equal to it, row by row, and with
 the generator's totals (spend in ADS, billable events in DWD). Both print
 a digest of every table of every layer (ref, ods, dwd, dws, ads) and the rows
 each landed file gave ODS, which the tests compare.
@@ -46,21 +47,18 @@ long for CI.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
-from adlake.generator import generate
 from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
 from tests.dbt_harness import completed_instants, hudi_jar
 from tests.s3_store import running_store
+from tests.warehouse.hudi_reference import BATCHES, OPTIONS, SCHEMA
 from tests.warehouse.warehouse_batches import (
     POINTS,
     Chain,
     ChainFailed,
-    Child,
-    Work,
     check_landed,
     compare_digests,
     parse_digest,
@@ -69,11 +67,6 @@ from tests.warehouse.warehouse_batches import (
     timeline,
 )
 
-SCHEMA = "crash"  # the same in both lakes, so that the digests name the same tables
-BATCHES = 5
-DATA = dict(seed=12, events=1500, batches=BATCHES, accounts=30, late_accounts=2)
-VARS = {"dwd_compaction_delta_commits": 1, "dwd_cleaning_retain": 1}
-OPTIONS = ["--vars", json.dumps(VARS), "--no-tests"]
 NAMED = [
     "during_ods_commit",
     "before_dwd_commit",
@@ -88,15 +81,13 @@ LAYERS = ("ref", "ods", "dwd", "dws", "ads")
 
 @pytest.fixture(scope="module")
 def crash_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("warehouse_crash")
-    generate(root / "generated", **DATA)
-    return root
+    return tmp_path_factory.mktemp("warehouse_crash")
 
 
 @pytest.fixture(scope="module")
-def truth(crash_root) -> dict:
+def truth(hudi_reference) -> dict:
     """The generator's totals after the last batch."""
-    return json.loads((crash_root / "generated" / "truth.json").read_text())["batches"][-1]
+    return hudi_reference.truth(BATCHES)
 
 
 @pytest.fixture(scope="module")
@@ -106,24 +97,14 @@ def store(crash_root):
 
 
 @pytest.fixture(scope="module")
-def reference(crash_root):
-    """The uninterrupted build on the local disk, running while the chain is
-    killed: wait on it with finish()."""
-    work = prepare_work(crash_root / "reference", SCHEMA, crash_root / "generated", hudi_jar())
-    child = Child(work, 1, BATCHES, *OPTIONS, "--digest", tag="reference")
-    yield child
-    if child.process.poll() is None:
-        child.kill()
-
-
-@pytest.fixture(scope="module")
-def killed_chain(crash_root, store, reference):
+def killed_chain(crash_root, store, hudi_reference):
     """The chain of runs in the bucket: killed at each named point in turn,
-    then run to the end, then every data test once."""
+    then run to the end, then every data test once (the reference builds
+    meanwhile)."""
     work = prepare_work(
         crash_root / "killed",
         SCHEMA,
-        crash_root / "generated",
+        hudi_reference.generated,
         hudi_jar(),
         # Each batch lands as objects of the bucket (files of the server's
         # own folder), which the project lists and reads through s3a://;
@@ -145,10 +126,8 @@ def killed_chain(crash_root, store, reference):
 
 
 @pytest.fixture(scope="module")
-def reference_output(reference) -> str:
-    if reference.finish() != 0:
-        pytest.fail(f"the reference build failed:\n{reference.tail()}")
-    return reference.output()
+def reference_output(hudi_reference) -> str:
+    return hudi_reference.output()
 
 
 def test_each_named_kill_landed_at_its_point(killed_chain):
@@ -197,13 +176,13 @@ def test_killed_runs_end_with_the_data_of_an_uninterrupted_run_on_every_layer(
     )
 
 
-def test_no_landed_file_lost_or_read_twice(killed_chain, reference_output, crash_root):
+def test_no_landed_file_lost_or_read_twice(killed_chain, reference_output, hudi_reference):
     """Each landed file's lines are its rows in ODS (ods_billing_events_raw,
     ods_account_changes): none lost, none read twice."""
     chain, final = killed_chain
     for work, output in (
         (chain.work, final.output()),
-        (Work(crash_root / "reference"), reference_output),
+        (hudi_reference.work, reference_output),
     ):
         _, landed = parse_digest(output)
         batches = {path.split("/")[1] for path in landed}

@@ -6,17 +6,18 @@ the same batches, row by row.
 
 Each build is a child process (warehouse_batches.py; its embedded session
 loads the formats' jars, which this worker's session, started with Hudi's
-only, cannot). The Hudi build runs uninterrupted, beside the first format's
-chain. On each format a child builds batch 1, a second builds batch 2 and is
-killed (its whole process group: Python and its Spark JVM) when
-dwd_billing_events' MERGE has written data files and not yet committed them
-(Iceberg: before its new metadata file; Delta: before its _delta_log entry);
-the kill must land at the point (no commit file after the data files); the
-next child builds batch 2 again, at once, then every data test, and prints
-a digest of every table. The Hudi warehouse's named kills are
-test_killed_warehouse.py's; `python -m adlake.runner.compare_targets
---formats hudi,iceberg,delta` compares the three formats' builds batch by
-batch, on one session (docs/warehouse.md).
+only, cannot). The Hudi build is the uninterrupted one test_killed_warehouse.py
+compares with (hudi_reference.py: one per test run, on the same generated
+data), which prints its digest after batch 2 too. On each format one child
+builds batch 1 and goes on to batch 2, where it is killed (its whole process
+group: Python and its Spark JVM) when dwd_billing_events' MERGE has written
+data files and not yet committed them (Iceberg: before its new metadata
+file; Delta: before its _delta_log entry); the kill must land at the point
+(no commit file after the data files); the next child builds batch 2 again,
+at once, then every data test, and prints a digest of every table. The Hudi
+warehouse's named kills are test_killed_warehouse.py's; `python -m
+adlake.runner.compare_targets --formats hudi,iceberg,delta` compares the
+three formats' builds batch by batch, on one session (docs/warehouse.md).
 """
 
 from __future__ import annotations
@@ -25,13 +26,12 @@ import json
 
 import pytest
 
-from adlake.generator import generate
 from tests.dbt_harness import hudi_jar
+from tests.warehouse.hudi_reference import DIGEST_AFTER, SCHEMA
 from tests.warehouse.warehouse_batches import (
     POINTS,
     Chain,
     ChainFailed,
-    Child,
     check_landed,
     compare_digests,
     parse_digest,
@@ -39,8 +39,7 @@ from tests.warehouse.warehouse_batches import (
     prepare_work,
 )
 
-EVENTS, BATCHES = 1500, 2
-SCHEMA = "fmt"  # the same in every build, so that the digests name the same tables
+[BATCHES] = DIGEST_AFTER  # the reference's digest after this batch is the Hudi build's
 KILL_POINTS = {"iceberg": "iceberg_data_before_metadata", "delta": "delta_data_before_log"}
 
 
@@ -49,41 +48,23 @@ def root(tmp_path_factory):
     return tmp_path_factory.mktemp("table_formats")
 
 
-@pytest.fixture(scope="module")
-def truth(root) -> dict:
-    """The generator's totals after the last batch."""
-    batches = generate(root / "generated", seed=5, events=EVENTS, batches=BATCHES)["batches"]
-    return batches[-1]
-
-
-@pytest.fixture(scope="module")
-def hudi_build(root, truth):
-    """The uninterrupted Hudi build: started with the module's first test,
-    waited on (hudi_digests_of) once that test's chain is done."""
-    work = prepare_work(root / "hudi", SCHEMA, root / "generated", hudi_jar())
-    child = Child(work, 1, BATCHES, "--no-tests", "--digest", tag="hudi")
-    yield child
-    if child.process.poll() is None:
-        child.kill()
-
-
 @pytest.mark.parametrize("table_format", list(KILL_POINTS))
 def test_killed_between_its_data_files_and_its_commit_it_ends_equal_to_the_hudi_build(
-    root, truth, hudi_build, table_format
+    root, hudi_reference, table_format
 ):
-    work = prepare_work(root / table_format, SCHEMA, root / "generated", hudi_jar())
+    work = prepare_work(root / table_format, SCHEMA, hudi_reference.generated, hudi_jar())
     options = ["--vars", json.dumps({"table_format": table_format}), "--no-tests"]
-    chain = Chain(work, BATCHES, options, first=2)
+    chain = Chain(work, BATCHES, options)
     try:
-        Chain(work, 1, options).finish()
-        kill = chain.kill_at(POINTS[KILL_POINTS[table_format]])
+        kill = chain.kill_at(POINTS[KILL_POINTS[table_format]], after=BATCHES - 1)
         final = chain.finish("--test-after", "--digest")
     except ChainFailed as exc:
         pytest.fail(str(exc))
     assert kill.held, kill.describe()
-    assert kill.batch == 2, kill.describe()
+    assert kill.batch == BATCHES, kill.describe()
     output = final.output()
     assert "the data tests failed" not in output, final.tail()
+    truth = hudi_reference.truth(BATCHES)
     assert parse_totals(output) == {
         "cost_micros": truth["cost_micros"],
         "events": truth["events"],
@@ -92,7 +73,10 @@ def test_killed_between_its_data_files_and_its_commit_it_ends_equal_to_the_hudi_
     assert landed and check_landed(work, landed) == [], check_landed(work, landed)
     # Every table of every layer, row by row, as the Hudi build's (Hudi's
     # meta columns and the columns set from a clock left out).
-    hudi = hudi_digests_of(hudi_build)
+    hudi, _ = parse_digest(hudi_reference.after(BATCHES))
+    assert {name.split(".")[0] for name in hudi} == {
+        f"{SCHEMA}_{layer}" for layer in ("ref", "ods", "dwd", "dws", "ads")
+    }
     assert compare_digests(hudi, digests) == []
 
     # The tables are of the format asked for, on disk: Iceberg's in its
@@ -104,14 +88,4 @@ def test_killed_between_its_data_files_and_its_commit_it_ends_equal_to_the_hudi_
         dwd = work.table_dir("dwd", "dwd_billing_events")
         assert list((dwd / "_delta_log").glob("*.json"))
     assert not (dwd / ".hoodie").exists()
-    assert (hudi_build.work.table_dir("dwd", "dwd_billing_events") / ".hoodie").is_dir()
-
-
-def hudi_digests_of(hudi_build: Child) -> dict:
-    if hudi_build.finish() != 0:
-        pytest.fail(f"the Hudi build failed:\n{hudi_build.tail()}")
-    digests, _ = parse_digest(hudi_build.output())
-    assert {name.split(".")[0] for name in digests} == {
-        f"{SCHEMA}_{layer}" for layer in ("ref", "ods", "dwd", "dws", "ads")
-    }
-    return digests
+    assert (hudi_reference.work.table_dir("dwd", "dwd_billing_events") / ".hoodie").is_dir()

@@ -5,7 +5,7 @@ prints a line as each batch completes. The warehouse crash tests
 own and kill that group with SIGKILL part-way.
 
     python warehouse_batches.py <work> <first_batch> <last_batch> [--vars JSON] [--no-tests]
-        [--test-after] [--digest]
+        [--test-after] [--digest] [--digest-after N ...]
 
 <work> is a folder made by `prepare_work`: its lake (lake/, with the Derby
 metastore), profiles/profiles.yml pointing `lake_dir` there, the landing folder
@@ -24,6 +24,11 @@ the sum of xxhash64 over each row's columns (order-independent), leaving out
 Hudi's `_hoodie_*` meta columns and RUN_TIME_COLUMNS, with the landing folder's
 path in text columns replaced by `<landing>`; and, for each landed file of the
 append feeds, `LANDED <feed>/<path in the landing folder> <rows in its ODS table>`.
+With --digest-after N, the same after batch N too, between the lines
+`DIGEST OF BATCH N` and `END OF BATCH N` (digest_of picks a batch's block):
+one uninterrupted build serves tests that stop at different batches. Its
+last line, `warehouse_batches: done`, tells a process that did not start it
+(and so cannot wait for it) that it ended well.
 A test process cannot open this lake (its embedded metastore admits one JVM),
 so the child prints what the test compares. It also prints `spark ready in S s`
 when dbt's first node starts (the JVM and its session are up by then), and
@@ -157,10 +162,23 @@ def landed_line_counts(landing: Path) -> dict[str, int]:
     return counts
 
 
+def digest_of(output: str, batch: int) -> str | None:
+    """The block a child printed after `batch` (--digest-after); None until it is complete."""
+    found = re.search(
+        rf"^DIGEST OF BATCH {batch}\n(.*?)^END OF BATCH {batch}$", output, re.M | re.S
+    )
+    return found.group(1) if found else None
+
+
+def _without_blocks(output: str) -> str:
+    return re.sub(r"^DIGEST OF BATCH (\d+)\n.*?^END OF BATCH \1\n", "", output, flags=re.M | re.S)
+
+
 def parse_digest(output: str) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
-    """The DIGEST and LANDED lines of a child's output."""
+    """The DIGEST and LANDED lines of a child's output after its last batch
+    (or of one block digest_of picked)."""
     digests, landed = {}, {}
-    for line in output.splitlines():
+    for line in _without_blocks(output).splitlines():
         parts = line.split()
         if parts[:1] == ["DIGEST"] and len(parts) == 4:
             digests[parts[1]] = (int(parts[2]), int(parts[3]))
@@ -172,7 +190,7 @@ def parse_digest(output: str) -> tuple[dict[str, tuple[int, int]], dict[str, int
 def parse_totals(output: str) -> dict[str, int] | None:
     """The TOTALS line of a child's output: the warehouse's totals under the
     names of the generator's truth (compare_targets.totals)."""
-    found = re.search(r"^TOTALS (\{.*\})$", output, re.M)
+    found = re.search(r"^TOTALS (\{.*\})$", _without_blocks(output), re.M)
     return json.loads(found.group(1)) if found else None
 
 
@@ -229,6 +247,7 @@ def print_digest(work: Work) -> None:
 # --- the parent's side ------------------------------------------------------------
 
 HELPER = Path(__file__).resolve()
+CLOSING = "warehouse_batches: done"
 DONE = re.compile(r"^batch (\d+) done in ([\d.]+) s$", re.M)
 READY = re.compile(r"^spark ready in ([\d.]+) s$", re.M)
 # Hudi 1.x timeline file names: <requested>_<completed>.<action> once completed;
@@ -678,13 +697,22 @@ class Chain:
         if done:
             self.next = max(done) + 1
 
-    def kill_at(self, point: KillPoint, timeout: float = 1200) -> Kill:
-        """A child killed at `point`; fails if it ends first."""
+    def kill_at(self, point: KillPoint, timeout: float = 1200, after: int | None = None) -> Kill:
+        """A child killed at `point`; fails if it ends first. With `after`, the
+        point is watched for once the child has built that batch: one child
+        builds the batches before the killed one (the point may come in them
+        too, say a table's first write)."""
         if self.next > self.last:
             raise ChainFailed(f"no batch left to kill at {point.name}")
-        armed = lake_state(self.work)
         with self._start(self.next) as child:
             try:
+                if after is not None and not child.wait_for(
+                    lambda: "done" if after in child.batches_done() else None, timeout
+                ):
+                    raise ChainFailed(f"the run ended before batch {after}:\n{child.tail()}")
+                # What the lake held when the watch began: the point is what
+                # is new since (the next batch's first writes come seconds later).
+                armed = lake_state(self.work)
                 seen = child.wait_for(lambda: point.reached(self.work, armed), timeout)
             except TimeoutError as exc:
                 raise ChainFailed(f"{point.name}: {exc}:\n{child.tail()}") from exc
@@ -762,6 +790,14 @@ def main() -> None:
     )
     parser.add_argument("--digest", action="store_true")
     parser.add_argument(
+        "--digest-after",
+        type=int,
+        action="append",
+        default=[],
+        metavar="N",
+        help="print the digest after batch N too (marked as its block)",
+    )
+    parser.add_argument(
         "--test-after", action="store_true", help="run every data test after the last batch"
     )
     args = parser.parse_args()
@@ -813,6 +849,10 @@ def main() -> None:
             print(f"batch {batch} failed: {result.exception}", flush=True)
             sys.exit(1)
         print(f"batch {batch} done in {time.monotonic() - STARTED:.1f} s", flush=True)
+        if batch in args.digest_after:
+            print(f"DIGEST OF BATCH {batch}", flush=True)
+            print_digest(work)
+            print(f"END OF BATCH {batch}", flush=True)
     if args.test_after:
         result = dbtRunner().invoke(["test", *common, "--exclude-resource-type", "unit_test"])
         passed = [r for r in result.result or [] if str(r.status) == "pass"]
@@ -822,6 +862,7 @@ def main() -> None:
             sys.exit(1)
     if args.digest:
         print_digest(work)
+    print(CLOSING, flush=True)
 
 
 if __name__ == "__main__":

@@ -219,8 +219,9 @@
 
 {#- The staged batch as the write reads it: with a unique_key, one row per
     key (the largest precombine_key; on a tie, a delete wins, as on Hudi where
-    deletes apply after the upserts), with `lakehouse_is_delete`; without
-    deletes when `with_deletes` is false. -#}
+    deletes apply after the upserts, then the row lakehouse_tie_break sorts
+    first, as on Hudi: lakehouse_one_per_key), with `lakehouse_is_delete`;
+    without deletes when `with_deletes` is false. -#}
 {% macro lakehouse_merge_batch(temp_relation, columns, lake, with_deletes) -%}
   {%- set is_delete = 'coalesce((' ~ lake.delete_condition ~ '), false)' if lake.delete_condition else 'false' -%}
   {%- if not lake.record_key -%}
@@ -229,7 +230,7 @@
   (select * from (
     select *, row_number() over (
       partition by {{ lake.record_key | join(', ') }}
-      order by {% if lake.precombine_key %}{{ lake.precombine_key }} desc nulls last, {% endif %}lakehouse_is_delete desc
+      order by {% if lake.precombine_key %}{{ lake.precombine_key }} desc nulls last, {% endif %}lakehouse_is_delete desc, {{ lakehouse_tie_break(columns) }}
     ) as lakehouse_rank
     from (select *, {{ is_delete }} as lakehouse_is_delete from {{ temp_relation }})
   ) where lakehouse_rank = 1{% if not with_deletes %} and not lakehouse_is_delete{% endif %})

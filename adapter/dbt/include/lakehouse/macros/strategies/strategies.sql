@@ -35,16 +35,19 @@
     {{ value }} as {{ col.quoted }}
     {%- endif %}{{ "," if not loop.last }}
     {%- endfor %}
-  from {{ lakehouse_batch_rows(arg_dict, lake, predicates) }} as {{ lakehouse_src() }}
+  {#- A write that keeps one row per key gets one: the one lakehouse_one_per_key picks. -#}
+  {%- set one_per_key = lake.record_key and (matching or lake.strategy(strategy).overwrites) -%}
+  from {{ lakehouse_batch_rows(arg_dict, lake, predicates, one_per_key) }} as {{ lakehouse_src() }}
   {%- if kept %}
   left join {{ arg_dict['target_relation'] }} as stored
     on {{ lakehouse_key_match(lake.record_key, 'stored') }}
   {%- endif %})
 {%- endmacro %}
 
-{% macro lakehouse_batch_rows(arg_dict, lake, predicates) -%}
+{% macro lakehouse_batch_rows(arg_dict, lake, predicates, one_per_key=false) -%}
+  {%- set batch = lakehouse_one_per_key(arg_dict['temp_relation'], arg_dict['source_columns'], lake) if one_per_key else arg_dict['temp_relation'] -%}
   (select {{ lakehouse_src() }}.*
-  from {{ arg_dict['temp_relation'] }} as {{ lakehouse_src() }}
+  from {{ batch }} as {{ lakehouse_src() }}
   {%- if predicates %}
   left anti join {{ arg_dict['target_relation'] }} as {{ lakehouse_dest() }}
     on {{ lakehouse_key_match(lake.record_key) }}
@@ -53,6 +56,37 @@
   {%- if lake.delete_condition %}
   where not {{ lakehouse_is_delete(lake) }}
   {%- endif %})
+{%- endmacro %}
+
+{#- The batch with one row per key, as every format keeps it: the largest
+    precombine_key, and on a tie the row whose values sort last
+    (lakehouse_tie_break). Hudi would pick one of the tied rows by the order it
+    happens to process them in, and so would a MERGE's own deduplication: a
+    rerun of the same batch, or the same batch on another format, could keep
+    another row (a duplicate event landed again in a later file differs in
+    its landing columns). The rows left go to Hudi without ties. -#}
+{% macro lakehouse_one_per_key(relation, columns, lake) -%}
+  (select {{ columns | map(attribute='quoted') | join(', ') }} from (
+    select *, row_number() over (
+      partition by {{ lake.record_key | join(', ') }}
+      order by {% if lake.precombine_key %}{{ lake.precombine_key }} desc nulls last, {% endif %}{{ lakehouse_tie_break(columns) }}
+    ) as lakehouse_rank
+    from {{ relation }}
+  ) where lakehouse_rank = 1)
+{%- endmacro %}
+
+{#- The order that decides between rows of one key and one precombine_key
+    value: by their values, column by column in the batch's order, the
+    largest last (so of two landings of one event, the later batch's, when
+    the landing columns are the first that differ). Map columns cannot be
+    ordered and are left out: rows equal in every other column are then
+    equal for the order, and either may stay. -#}
+{% macro lakehouse_tie_break(columns) -%}
+  {%- set orderable = [] -%}
+  {%- for col in columns if 'map<' not in (col.data_type | lower) -%}
+    {%- do orderable.append(col.quoted ~ ' desc nulls last') -%}
+  {%- endfor -%}
+  {{ orderable | join(', ') if orderable else '1' }}
 {%- endmacro %}
 
 {#- The target columns a matched record keeps from storage (lower-cased): those
