@@ -1,8 +1,9 @@
 {#- One row per billing event, its current version: merge-on-read, upserted by
     event_id with event_version as the precombine key, so the highest version
     wins whatever order versions land in (a stale older version never
-    overwrites a correction, and a duplicate changes nothing). Reads only the
-    ODS rows committed since its last run. CDC is on, with before and after
+    overwrites a correction, and a duplicate changes no figure: the row of the
+    later landing stays). Reads only the ODS rows committed since its last
+    run. CDC is on, with before and after
     images, so DWS can add each change's delta exactly once (Hudi's CDC and
     archiving settings apply on Hudi only: Iceberg's and Delta's change reads
     need no setting). On Iceberg the table is copy-on-write: Iceberg's
