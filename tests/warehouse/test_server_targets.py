@@ -1,14 +1,15 @@
 """The warehouse on `connect` and on `thrift`, on a shared catalog, each
 server and the catalog started and stopped here. Two small batches on the
-Connect server, each built with its data tests, the Thrift server (the BI
-readers' way in) reading the same ADS rows after each one
-(adlake.runner.compare_targets, whose full comparison of every target, the
-cluster's included, is `python -m adlake.runner.compare_targets`); then the
-same two batches built on the Thrift server by the README's runner (what
-`make run` runs, on the repository's `thrift` profile), its data tests after
-each batch, and its ADS tables equal to the Connect session's, row by row.
-(The runner once built a batch of its own on the Connect server besides:
-one whole warehouse more than the comparison needs.)"""
+Connect server, the Thrift server (the BI readers' way in) reading the same
+ADS rows after each one (adlake.runner.compare_targets, whose full
+comparison of every target, the cluster's included, is `python -m
+adlake.runner.compare_targets`), then every data test once, on whole tables;
+then the same two batches built on the Thrift server by the README's runner
+(what `make run` runs, on the repository's `thrift` profile), its data tests
+after each batch, and its ADS tables equal to the Connect session's, row by
+row. (The Connect batches once ran their data tests each: with the runner's,
+four passes of every test through a server, where one per server shows
+that they pass there.)"""
 
 from __future__ import annotations
 
@@ -86,9 +87,10 @@ def test_warehouse_on_connect_and_thrift_share_a_catalog(tmp_path, monkeypatch, 
             events=EVENTS,
             catalog_dir=catalog_dir,
             after_target=then_the_runner_on_thrift,
-            # Each batch's build checks what it wrote; the runner's checks
-            # on Thrift read whole tables: every data test on each connection.
-            batches_checked_on=["connect"],
+            # The Connect batches build their models; `dbt test` after the
+            # last reads whole tables. The runner on Thrift checks each of
+            # its batches: every data test on each connection.
+            batches_checked_on=[],
         )
     finally:
         # Nothing left running: no server (its command line names its
@@ -100,10 +102,12 @@ def test_warehouse_on_connect_and_thrift_share_a_catalog(tmp_path, monkeypatch, 
     # Each batch's totals equalled the truth (the run raises otherwise), and
     # the Thrift server read the ADS rows the Connect session wrote.
     assert "connect: batch 2: the Thrift server reads the same ADS rows" in out
+    # The batches built their models, and ran no data test.
     built = dict(re.findall(r"^(\w+): batch 2/2 built \[([^]]*)\]", out, re.M))
-    assert "pass" in built["connect"], built
+    assert "success" in built["connect"] and "pass" not in built["connect"], built
     figures = results["connect"]
-    assert "fail" not in figures["tests"] and "error" not in figures["tests"], figures["tests"]
+    tests = dict((status, int(n)) for n, status in re.findall(r"(\d+) (\w+)", figures["tests"]))
+    assert set(tests) <= {"pass", "warn"} and tests["pass"] > 20, figures["tests"]
     assert sum(len(rows) for rows in figures["ads"].values()) > 0
 
     # The README's runner built both batches on the Thrift server, each
