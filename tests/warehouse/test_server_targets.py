@@ -7,9 +7,7 @@ adlake.runner.compare_targets`), then every data test once, on whole tables;
 then the same two batches built on the Thrift server by the README's runner
 (what `make run` runs, on the repository's `thrift` profile), its data tests
 after each batch, and its ADS tables equal to the Connect session's, row by
-row. (The Connect batches once ran their data tests each: with the runner's,
-four passes of every test through a server, where one per server shows
-that they pass there.)"""
+row. One pass of every test on Connect shows that they pass there."""
 
 from __future__ import annotations
 
@@ -106,7 +104,7 @@ def test_warehouse_on_connect_and_thrift_share_a_catalog(tmp_path, monkeypatch, 
     built = dict(re.findall(r"^(\w+): batch 2/2 built \[([^]]*)\]", out, re.M))
     assert "success" in built["connect"] and "pass" not in built["connect"], built
     figures = results["connect"]
-    tests = dict((status, int(n)) for n, status in re.findall(r"(\d+) (\w+)", figures["tests"]))
+    tests = {status: int(n) for n, status in re.findall(r"(\d+) (\w+)", figures["tests"])}
     assert set(tests) <= {"pass", "warn"} and tests["pass"] > 20, figures["tests"]
     assert sum(len(rows) for rows in figures["ads"].values()) > 0
 
