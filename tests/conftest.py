@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import cpu_by_test
 from tests.dbt_harness import DbtProject
 
 # Every JVM the tests start (the embedded session, the child runs the crash
@@ -58,6 +59,11 @@ LONGEST_FIRST = [
     "tests/adapter/functional/docs/test_catalog.py",  # ~100
     "tests/warehouse/test_sources.py",  # ~80
 ]
+
+
+def pytest_configure(config):
+    # ADLAKE_TEST_CPU_LOG=<file>: each test's CPU seconds (tests/cpu_by_test.py).
+    cpu_by_test.register(config)
 
 
 def pytest_collection_modifyitems(items):
