@@ -9,8 +9,8 @@ says little (it shares the cores with two other workers and their JVMs).
     ADLAKE_TEST_CPU_LOG=/tmp/cpu.jsonl .venv/bin/pytest tests -n 3 --dist loadfile ...
     .venv/bin/python -m tests.cpu_by_test /tmp/cpu.jsonl      # by file, the largest first
 
-A thread samples /proc every second: a process that lived less than a
-second between two samples is missed, and one started by another test
+A thread samples /proc every second, so what a process uses after its last
+sample is missed (all of it, for one that lived less than a second); a process started by another test
 process (a shared build) counts for the test running there. Processes that
 leave the tree (a daemonized server, an orphaned JVM) are still followed.
 Linux only; conftest.py loads it when the variable is set.
