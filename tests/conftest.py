@@ -21,8 +21,9 @@ from tests.dbt_harness import DbtProject
 # CPU than its faster code gives back, and the suite keeps both cores busy.
 # A test that starts child JVMs took 22% less (test_two_runs_on_one_lake.py:
 # 40 against 31 s), and one JVM that ran dbt's adapter classes for five
-# minutes, 13% less (297 against 341 CPU-seconds, docs/development.md). Set before any worker starts a JVM; the JVMs
-# print "Picked up JAVA_TOOL_OPTIONS" to their stderr. C1 alone reserves a
+# minutes, 13% less (297 against 341 CPU-seconds, docs/development.md).
+# Set before any worker starts a JVM; the JVMs print "Picked up
+# JAVA_TOOL_OPTIONS" to their stderr. C1 alone reserves a
 # 48 MiB code cache (240 with both compilers): a JVM that runs Spark and Hudi
 # for minutes fills it, prints "CodeCache is full. Compiler has been
 # disabled." and runs the rest interpreted. So the cache keeps its usual size.
