@@ -48,11 +48,9 @@ class Tracker:
             if not entry.isdigit():
                 continue
             try:
-                text = Path(f"/proc/{entry}/stat").read_text()
+                fields = _stat(entry)
             except OSError:
                 continue
-            # The fields after the command name, which may hold spaces.
-            fields = text.rsplit(")", 1)[1].split()
             pid = int(entry)
             children[int(fields[1])].append(pid)
             stats[pid] = (int(fields[19]), int(fields[11]) + int(fields[12]))
@@ -75,9 +73,16 @@ class Tracker:
     def snapshot(self) -> tuple[int, dict[tuple[int, int], int]]:
         """This process's own ticks and its descendants'."""
         self.sample()
-        fields = Path(f"/proc/{os.getpid()}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = _stat(os.getpid())
         with self.lock:
             return int(fields[11]) + int(fields[12]), dict(self.ticks)
+
+
+def _stat(pid: int | str) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command name (which may hold
+    spaces): [1] is the parent, [11] and [12] user and system ticks, [19]
+    the start time."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
 def _command(pid: int) -> str:
