@@ -25,6 +25,7 @@ from dbt.adapters.lakehouse import (
     data_test_scope,
     docs_catalog,
     iceberg_history,
+    killed_creates,
     recovery,
     session_settings,
     storage,
@@ -524,6 +525,26 @@ class LakehouseAdapter(SparkAdapter):
             f"{relation}: its metadata table had compaction {', '.join(pending)} left pending by a "
             "writer that died; the metadata table was dropped and this write rebuilds it."
         )
+
+    @available
+    def clear_killed_create(self, relation: BaseRelation, fmt: str, replaces: bool) -> None:
+        """Before `relation` is created where the catalog has no table: remove
+        what a run killed while creating it left, or fail if the place holds
+        committed data (killed_creates.py). `replaces`: the create is a CREATE
+        OR REPLACE."""
+        if relation.database:
+            return  # a table of a catalog of its own: not made in two steps here
+        schema, identifier = _parts(relation)
+        place = killed_creates.Place(
+            relation=str(relation),
+            model=identifier,
+            location=self.scratch_location(relation),
+            placeholder=f"{schema}.{self.scratch_identifier(identifier, 'leftover')}",
+            iceberg_table=f"{table_formats.ICEBERG_CATALOG}.{schema}.{identifier}",
+        )
+        note = killed_creates.Recovery(self._lake).clear(place, fmt, replaces)
+        if note:
+            logger.warning(note)
 
     @available
     def compacts_before_writing(self, table_props: dict[str, str]) -> bool:

@@ -245,6 +245,23 @@ class LakeMetadata:
         """The zone of the JVM that runs Spark: Hudi's instants are in it by default."""
         return str(self.ask("jvm_time_zone")[0][0])
 
+    # --- folders no catalog entry names (killed_creates.py) ----------------------
+
+    def list_paths(self, pattern: str) -> list[str]:
+        """The paths a Hadoop glob pattern matches, through the session's file system."""
+        return [str(row["storage_path"]) for row in self.ask("list_paths", pattern=pattern)]
+
+    def remove_folder(self, placeholder: str, location: str) -> None:
+        """Remove the folder at `location` (statements/killed_creates.sql says
+        how); `placeholder` (schema.table) names no table and is left none."""
+        # (One a killed removal left goes first, with whatever it points at.)
+        self.ask("drop_placeholder", table=placeholder)
+        self.ask("create_placeholder", table=placeholder)
+        self.ask("point_placeholder", table=placeholder, location=location)
+        self.ask("drop_placeholder", table=placeholder)
+        self.ask("create_placeholder", table=placeholder)
+        self.ask("drop_placeholder", table=placeholder)
+
     # --- the metadata table (recovery.py) --------------------------------------
 
     def metadata_table_timeline(self, location: str, same_disk: bool) -> list[Any]:

@@ -3,17 +3,20 @@ prints a line as each batch completes. The crash tests start it in a process
 group of its own and kill that group with SIGKILL part-way.
 
     python dbt_batches.py <project_dir> <first_batch> <last_batch> [--var key=value]
-                          [--operation MACRO] [--query SQL]
+                          [--operation MACRO] [--query SQL] [--command build]
 
 Each --var is passed to dbt along with `batch`. An --operation runs (`dbt
 run-operation`) after each batch, or once when there is no batch (first >
-last), and prints a line when done. Each --query runs after the batches, on
+last), and prints a line when done. --command runs another dbt command than
+`run` for each batch (`build`: seeds, models and snapshots). Each --query runs after the batches, on
 the session dbt used, and prints `ROW` and its first row's values (the test
 process cannot read this lake: its embedded metastore admits one JVM).
 """
 
 import argparse
+import faulthandler
 import json
+import signal
 import sys
 from typing import Any
 
@@ -21,6 +24,8 @@ from dbt.cli.main import dbtRunner
 
 
 def main() -> None:
+    # `kill -USR1 <pid>` prints every thread's stack: where a held run waits.
+    faulthandler.register(signal.SIGUSR1)
     parser = argparse.ArgumentParser()
     parser.add_argument("project")
     parser.add_argument("first", type=int)
@@ -28,6 +33,7 @@ def main() -> None:
     parser.add_argument("--var", action="append", default=[])
     parser.add_argument("--operation")
     parser.add_argument("--query", action="append", default=[])
+    parser.add_argument("--command", default="run")
     args = parser.parse_args()
     extra = dict(item.split("=", 1) for item in args.var)
     batches = range(args.first, args.last + 1)
@@ -35,7 +41,7 @@ def main() -> None:
         # The models read var('batch') when dbt parses them, an operation's run too.
         dbt_vars = {"batch": args.last if batch is None else batch, **extra}
         if batch is not None:
-            invoke(args.project, ["run"], dbt_vars, f"batch {batch}")
+            invoke(args.project, [args.command], dbt_vars, f"batch {batch}")
         if args.operation:
             invoke(
                 args.project,

@@ -8,14 +8,8 @@ files on disk, then starts the next run at once and checks the table's values.
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import socket
-import subprocess
-import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,9 +17,9 @@ import yaml
 
 from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
 from tests.adapter.functional.change_reads import cdc_models
+from tests.adapter.functional.crash.child_runs import ChildRun, query_rows
 from tests.dbt_harness import DbtProject, completed_instants
 
-HELPER = Path(__file__).with_name("dbt_batches.py")
 IDS = 200
 
 # A MOR table upserted by id; batch b gives every id the value id * b, with b as
@@ -48,52 +42,6 @@ _EVENTS_TEMPLATE = """
 EVENTS = _EVENTS_TEMPLATE % IDS  # noqa: UP031
 
 
-class ChildRun:
-    """dbt_batches.py in a process group of its own, with its output in a file."""
-
-    def __init__(self, project: DbtProject, first: int, last: int, *options: str) -> None:
-        self.log = project.root / f"run_{first}_{last}.log"
-        with self.log.open("w") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, str(HELPER), str(project.root), str(first), str(last), *options],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-
-    def kill_when(self, condition: Callable[[], bool], timeout: float = 600) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if self.process.poll() is not None:
-                pytest.fail(f"the run ended before the kill point:\n{self.output()}")
-            if time.monotonic() > deadline:
-                self.kill()
-                pytest.fail(f"the kill point was not reached in {timeout} s:\n{self.output()}")
-            time.sleep(0.05)
-        self.kill()
-
-    def kill(self) -> None:
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-
-    def finish(self, timeout: float = 600) -> int:
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def batches_done(self) -> list[int]:
-        return [
-            int(line.split()[1])
-            for line in self.output().splitlines()
-            if line.startswith("batch ") and line.endswith(" done")
-        ]
-
-
 @pytest.fixture
 def own_lake_project(tmp_path) -> DbtProject:
     project = DbtProject(tmp_path / "project", "crash", tmp_path / "lake")
@@ -102,12 +50,6 @@ def own_lake_project(tmp_path) -> DbtProject:
 
 
 VALUES = "select count(*), sum(value), max(batch) from crash.events"
-
-
-def query_rows(run: ChildRun) -> list[tuple]:
-    """The rows the child printed for its --query arguments, in order."""
-    rows = [line.split()[1:] for line in run.output().splitlines() if line.startswith("ROW ")]
-    return [tuple(None if v == "None" else int(v) for v in row) for row in rows]
 
 
 def expected(batch: int):

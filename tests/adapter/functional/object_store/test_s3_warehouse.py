@@ -45,6 +45,7 @@ from tests.adapter.functional.concurrency.writers import (
     no_rollbacks,
     overlapping,
 )
+from tests.adapter.functional.crash import killed_creates
 from tests.dbt_harness import DbtProject, completed_instants, hudi_jar, read_properties
 from tests.s3_store import Store, running_store
 
@@ -292,3 +293,31 @@ def test_two_writers_of_a_table_in_a_bucket_take_turns_by_a_zookeeper_lock(tmp_p
         ("dbt", 200, 200, runs, runs),
         ("ext", 50, 50, 1000 + written, 1000 + written),
     ]
+
+
+def test_a_run_killed_while_it_creates_its_tables_in_a_bucket_leaves_a_lake_the_next_completes(
+    tmp_path, store
+):
+    """crash/test_killed_create.py's twelve tables, in a bucket: a run held
+    where each table's folder is written and the catalog not yet told, and
+    killed; the next run removes what was never committed (through the
+    store: the placeholder's DROP deletes objects) and completes every table."""
+    project = DbtProject(tmp_path / "project", "s3k", tmp_path / "lake")
+    profile = yaml.safe_load((project.root / "profiles.yml").read_text())
+    output = profile["lake_test"]["outputs"]["local"]
+    output.update(warehouse_dir=f"s3a://{BUCKET}/warehouse", spark_conf=store.spark_conf())
+    (project.root / "profiles.yml").write_text(yaml.safe_dump(profile))
+    env = store.run_env()
+    killed_creates.kill_while_creating(project, env)
+    bucket = store.data / "warehouse" / "s3k.db"
+    for kind in killed_creates.KINDS:
+        folder = bucket / killed_creates.node(kind, "hudi")
+        assert (folder / ".hoodie" / "hoodie.properties").is_file()
+        assert completed_instants(folder) == []
+
+    run = killed_creates.complete(project, env)
+    removed, taken_over = killed_creates.found_by_next_run(run.output())
+    assert removed == killed_creates.ALL_NODES - killed_creates.TAKEN_OVER
+    assert taken_over == killed_creates.TAKEN_OVER
+    assert killed_creates.leftover_names(bucket) == []
+    assert not (project.lake_dir / "warehouse").exists()

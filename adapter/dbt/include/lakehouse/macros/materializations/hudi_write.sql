@@ -43,6 +43,9 @@
     {%- if existing_relation is not none -%}
       {%- do adapter.drop_relation(existing_relation) -%}
     {%- endif -%}
+    {%- if no_table -%}
+      {%- do lakehouse_clear_killed_create(target_relation, replaces=false) -%}
+    {%- endif -%}
     {%- call statement('create_table') -%}
       {{ lakehouse_create_hudi_table(target_relation, columns, lake) }}
     {%- endcall -%}

@@ -63,6 +63,9 @@
     {#- A new table, a `table` model or a full refresh: the batch (one row
         per key, no deletes) in one commit; a table already there keeps its
         history (its earlier snapshots) and its readers never miss it. -#}
+    {%- if existing_relation is none -%}
+      {%- do lakehouse_clear_killed_create(target_relation, replaces=true) -%}
+    {%- endif -%}
     {%- set properties = lake.table_properties() -%}
     {%- do properties.update(adapter.table_records(model)) -%}
     {%- call statement('main') -%}

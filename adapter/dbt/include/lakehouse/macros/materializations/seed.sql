@@ -23,6 +23,7 @@
   {%- set lake = adapter.hudi_config(model) if fmt == 'hudi' else lakehouse_merge_config(model) -%}
   {%- set columns = lakehouse_seed_columns(model, agate_table) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
+  {%- do lakehouse_clear_killed_create(this, replaces=false) -%}
   {%- if fmt != 'hudi' -%}
     {%- set sql = lakehouse_create_merge_table(this, columns, lake) -%}
   {%- else -%}

@@ -38,6 +38,7 @@
     {%- do lakehouse_create_scratch_table(batch, build_snapshot_table(strategy, source_sql)) -%}
     {%- set staged = adapter.get_columns_in_relation(batch) -%}
     {%- do lake.check_columns(staged | map(attribute='name') | list) -%}
+    {%- do lakehouse_clear_killed_create(target_relation, replaces=false) -%}
     {%- call statement('create_table') -%}
       {%- if merge_format -%}
         {{ lakehouse_create_merge_table(target_relation, staged, lake) }}
