@@ -58,6 +58,7 @@ LONGEST_FIRST = [
     "tests/warehouse/test_soak.py",  # ~140
     "tests/adapter/functional/warm_start/test_warm_start.py",  # ~110
     "tests/adapter/functional/docs/test_catalog.py",  # ~100
+    "tests/adapter/functional/crash/test_killed_create.py",  # ~80
     "tests/warehouse/test_sources.py",  # ~80
 ]
 

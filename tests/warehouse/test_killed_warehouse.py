@@ -29,6 +29,11 @@ left pending keeps its file groups from being cleaned).
 - during_dwd_commit (batch 1): a delta commit of dwd_billing_events in flight;
 - between_layers (the same batch): DWD's write done, DWS begun reading it, no
   DWS commit;
+- during_first_create (the same batch): the next table created the first
+  time (a DWS or ADS table) held where Hudi has written its folder and the
+  catalog is not yet told (a point of the code, not of the files: the
+  child's JVM is held there, warehouse_batches.HeldPoint), then killed: the
+  folder the next run must clear;
 - during_ads_commit (the same batch): a commit of ads_spend_by_customer in flight;
 - during_clean (batch 3): a clean of dwd_billing_events planned or in flight;
 - during_compaction (batch 4): an inline compaction of dwd_billing_events
@@ -56,6 +61,7 @@ from tests.dbt_harness import completed_instants, hudi_jar
 from tests.s3_store import running_store
 from tests.warehouse.hudi_reference import BATCHES, OPTIONS, SCHEMA
 from tests.warehouse.warehouse_batches import (
+    FIRST_CREATE,
     POINTS,
     Chain,
     ChainFailed,
@@ -72,6 +78,7 @@ NAMED = [
     "before_dwd_commit",
     "during_dwd_commit",
     "between_layers",
+    "during_first_create",
     "during_ads_commit",
     "during_clean",
     "during_compaction",
@@ -116,7 +123,10 @@ def killed_chain(crash_root, store, hudi_reference):
     chain = Chain(work, BATCHES, OPTIONS, env={**store.run_env(), **store.landing_env()})
     try:
         for name in NAMED:
-            chain.kill_at(POINTS[name])
+            if name == FIRST_CREATE["hudi"].name:
+                chain.kill_held(FIRST_CREATE["hudi"])
+            else:
+                chain.kill_at(POINTS[name])
         final = chain.finish("--test-after", "--digest")
     except ChainFailed as exc:
         pytest.fail(f"{exc}\nkills so far:\n" + "\n".join(k.describe() for k in chain.kills))
@@ -219,3 +229,15 @@ def test_the_compaction_left_pending_ran_before_the_next_write_of_its_table(kill
     instants = completed_instants(chain.work.table_dir("dwd", "dwd_billing_events"))
     assert (killed, "commit") in {(i, action) for i, _, action in instants}, instants
     assert written_on_pending_compactions(instants) == (), instants
+
+
+def test_the_table_whose_first_create_was_killed_is_created_by_the_next_run(killed_chain):
+    """The kill left a Hudi folder no catalog entry names (which failed every
+    later run): the next run said so, removed it, and built the table."""
+    chain, _ = killed_chain
+    [kill] = [k for k in chain.kills if k.label == FIRST_CREATE["hudi"].name]
+    assert "createTableInCatalog" in kill.seen, kill.describe()
+    assert kill.running, kill.describe()
+    after = "\n".join(log.read_text() for log in sorted(chain.work.root.glob("child_*.log")))
+    assert f"{kill.running} is not in the catalog" in after, kill.describe()
+    assert "no completed instant" in after and "Removed it" in after

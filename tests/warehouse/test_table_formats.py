@@ -8,8 +8,11 @@ Each build is a child process (warehouse_batches.py; its embedded session
 loads the formats' jars, which this worker's session, started with Hudi's
 only, cannot). The Hudi build is the uninterrupted one test_killed_warehouse.py
 compares with (hudi_reference.py: one per test run, on the same generated
-data), which prints its digest after batch 2 too. On each format one child
-builds batch 1 and goes on to batch 2, where it is killed (its whole process
+data), which prints its digest after batch 2 too. On each format a first
+child is killed in batch 1 while its first table is created (its first commit
+written, the session catalog not yet told: a point of the JVM's code,
+warehouse_batches.HeldPoint); the next builds batch 1 and goes on to batch
+2, where it is killed (its whole process
 group: Python and its Spark JVM) when dwd_billing_events' MERGE has written
 data files and not yet committed them (Iceberg: before its new metadata
 file; Delta: before its _delta_log entry); the kill must land at the point
@@ -29,6 +32,7 @@ import pytest
 from tests.dbt_harness import hudi_jar
 from tests.warehouse.hudi_reference import DIGEST_AFTER, SCHEMA
 from tests.warehouse.warehouse_batches import (
+    FIRST_CREATE,
     POINTS,
     Chain,
     ChainFailed,
@@ -56,12 +60,18 @@ def test_killed_between_its_data_files_and_its_commit_it_ends_equal_to_the_hudi_
     options = ["--vars", json.dumps({"table_format": table_format}), "--no-tests"]
     chain = Chain(work, BATCHES, options)
     try:
+        # Batch 1's first table created is killed where its first commit is
+        # written and the session catalog not yet told; then batch 2's DWD write.
+        created = chain.kill_held(FIRST_CREATE[table_format])
         kill = chain.kill_at(POINTS[KILL_POINTS[table_format]], after=BATCHES - 1)
         final = chain.finish("--test-after", "--digest")
     except ChainFailed as exc:
         pytest.fail(str(exc))
     assert kill.held, kill.describe()
     assert kill.batch == BATCHES, kill.describe()
+    assert created.batch == 1 and created.running, created.describe()
+    after = "\n".join(log.read_text() for log in sorted(work.root.glob("child_*.log")))
+    assert f"{created.running} is not in the catalog" in after, created.describe()
     output = final.output()
     assert "the data tests failed" not in output, final.tail()
     truth = hudi_reference.truth(BATCHES)

@@ -123,6 +123,15 @@ def prepare_work(
     if warehouse is not None:
         settings["warehouse"] = str(warehouse[0].resolve())
         profile["warehouse_dir"] = warehouse[1]
+    # The debugging agent, for a child held at a HeldPoint. (Imported here:
+    # this file is also the child's script, which has no `tests` package.)
+    from tests.jvm_breakpoints import PROFILE_JAVA_OPTIONS
+
+    spark_conf = profile.get("spark_conf")
+    profile["spark_conf"] = {
+        **(spark_conf if isinstance(spark_conf, dict) else {}),
+        **PROFILE_JAVA_OPTIONS,
+    }
     (root / "work.json").write_text(json.dumps(settings))
     (root / "profiles" / "profiles.yml").write_text(
         yaml.safe_dump(
@@ -521,6 +530,37 @@ POINTS: dict[str, KillPoint] = {
 }
 
 
+@dataclass(frozen=True)
+class HeldPoint:
+    """A point of the code rather than of the files: the child's JVM runs
+    with the debugging agent, the first thread that reaches one of `methods`
+    is held there (tests/jvm_breakpoints.py), and the child is killed."""
+
+    name: str
+    description: str
+    methods: tuple[str, ...]
+
+
+# Where a table's first create is in flight: its folder written, the catalog
+# not yet told (Hudi's catalog records a table by a call of its own; Delta's
+# and Iceberg's through the session catalog's).
+FIRST_CREATE = {
+    "hudi": HeldPoint(
+        "during_first_create",
+        "a Hudi table created the first time: hoodie.properties written, no catalog entry yet",
+        ("org.apache.spark.sql.hudi.command.CreateHoodieTableCommand$.createTableInCatalog",),
+    ),
+    **{
+        fmt: HeldPoint(
+            f"during_first_create_{fmt}",
+            f"a {fmt} table created the first time: its first commit written, no catalog entry yet",
+            ("org.apache.spark.sql.catalyst.catalog.SessionCatalog.createTable",),
+        )
+        for fmt in ("iceberg", "delta")
+    },
+}
+
+
 def in_flight(work: Work, armed: LakeState | None = None, running: str | None = None) -> list[str]:
     """What a lake shows in flight: every pending instant (marked when it was
     pending already when armed, i.e. left by an earlier kill), and the scratch
@@ -679,7 +719,7 @@ class Chain:
         self.kills: list[Kill] = []
         self.children = 0
 
-    def _start(self, first: int, *extra: str) -> Child:
+    def _start(self, first: int, *extra: str, env: dict[str, str] | None = None) -> Child:
         self.children += 1
         return Child(
             self.work,
@@ -689,13 +729,31 @@ class Chain:
             *extra,
             # Two chains on one work folder (say, one per kill) log apart.
             tag=f"{self.children:02d}_from_{first}",
-            env=self.env,
+            env={**(self.env or os.environ), **(env or {})},
         )
 
     def _advance(self, child: Child) -> None:
         done = child.batches_done()
         if done:
             self.next = max(done) + 1
+
+    def kill_held(self, point: HeldPoint, timeout: float = 1200) -> Kill:
+        """A child killed once a thread of its JVM is held at `point`."""
+        from tests import jvm_breakpoints  # (see prepare_work)
+
+        if self.next > self.last:
+            raise ChainFailed(f"no batch left to kill at {point.name}")
+        with self._start(self.next, env=jvm_breakpoints.HELD_ENV) as child:
+            armed = lake_state(self.work)
+            try:
+                with jvm_breakpoints.attach(child.log, child.process, list(point.methods)) as held:
+                    held.wait(1, child.process, timeout=timeout)
+                    seen = held.output.split(jvm_breakpoints.HIT, 1)[1].splitlines()[0].strip()
+            except AssertionError as exc:
+                raise ChainFailed(f"{point.name}: {exc}\n{child.tail()}") from exc
+            finally:
+                child.kill()
+        return self._record(child, point.name, armed, seen, True)  # held there by the JVM
 
     def kill_at(self, point: KillPoint, timeout: float = 1200, after: int | None = None) -> Kill:
         """A child killed at `point`; fails if it ends first. With `after`, the
@@ -722,15 +780,21 @@ class Chain:
                     f"({point.description}):\n{child.tail()}"
                 )
             child.kill()
+        seen = seen or ""
+        return self._record(child, point.name, armed, seen, point.held(self.work, armed, seen))
+
+    def _record(self, child: Child, name: str, armed: LakeState, seen: str, held: bool) -> Kill:
+        """The kill of `child`, with what the lake had in flight; the chain
+        goes on after the batches it completed."""
         running = running_node(child.output())
         kill = Kill(
-            point.name,
+            name,
             self.next + len(child.batches_done()),
             child.elapsed(),
             seen,
             in_flight(self.work, armed, running),
             running,
-            point.held(self.work, armed, seen),
+            held,
         )
         self._advance(child)
         self.kills.append(kill)
