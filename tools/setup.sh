@@ -6,8 +6,8 @@
 #       editable), and the Hudi Spark bundle in .cache/jars. It needs only
 #       Python 3.11 and Java 17 on the machine: no root, no system package.
 #   tools/setup.sh --tests  (make setup-tests, for `make test`): the above,
-#       then what only some tests need: PostgreSQL's server, Chromium and
-#       chromedriver (checked all at once; installed with one apt-get only when
+#       then what only some tests need: PostgreSQL's server, Chromium,
+#       chromedriver and the JDK's jdb (checked all at once; installed with one apt-get only when
 #       run as root, otherwise named in one message), and PostgreSQL's JDBC
 #       driver, Hive's metastore schema scripts and Spark Connect's server jar
 #       in .cache/ (downloaded by the adapter's own verified fetch; no Maven).
@@ -123,6 +123,12 @@ check_test_packages() {
   if ! command -v chromedriver >/dev/null 2>&1; then
     missing_what+=("ChromeDriver (chromedriver on PATH), for the docs site's browser test")
     missing_deb+=(chromium-driver) missing_cask+=(chromedriver)
+  fi
+  # The JDK's debugger holds a test's JVM at a method to kill it there
+  # (tests/jvm_breakpoints.py); a JRE without the JDK's tools lacks it.
+  if ! command -v jdb >/dev/null 2>&1; then
+    missing_what+=("the JDK's debugger (jdb on PATH), for the kill tests held at a method")
+    missing_deb+=(openjdk-17-jdk-headless) missing_brew+=(openjdk@17)
   fi
   [ ${#missing_what[@]} = 0 ]
 }
