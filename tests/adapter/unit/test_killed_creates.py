@@ -15,22 +15,21 @@ LOCATION = "s3a://lake/warehouse/ads.db/top[1]"
 
 
 def lister(files: list[str]):
-    """A listing of `files` (paths under LOCATION) as Hadoop's glob gives it:
-    the folders and files a pattern matches, hidden ones included."""
+    """A listing of `files` (paths under LOCATION) as a glob gives it: the
+    folders and files a pattern matches, hidden ones included."""
     paths = set()
     for file in files:
         parts = file.split("/")
         paths.update("/".join(parts[: i + 1]) for i in range(len(parts)))
 
-    def list_paths(pattern: str) -> list[str]:
-        assert pattern.startswith(r"s3a://lake/warehouse/ads.db/top\[1\]"), pattern
-        relative = pattern.split("top\\[1\\]", 1)[1].lstrip("/")
+    def list_paths(location: str, pattern: str) -> list[str]:
+        assert location == LOCATION, location
         # fnmatch's * crosses slashes; a glob's does not.
-        depth = relative.count("/")
+        depth = pattern.count("/")
         return [
             f"{LOCATION}/{path}"
             for path in sorted(paths)
-            if path.count("/") == depth and fnmatch.fnmatchcase(path, relative)
+            if path.count("/") == depth and fnmatch.fnmatchcase(path, pattern)
         ]
 
     return list_paths
@@ -99,3 +98,22 @@ def test_the_refusal_names_the_folder_what_it_holds_and_both_ways_out():
 
 def test_glob_characters_in_a_location_match_only_themselves():
     assert killed_creates.literal_glob("s3a://b/w/t{1}*?[x]") == r"s3a://b/w/t\{1\}\*\?\[x\]"
+
+
+def test_a_local_folder_is_looked_at_directly_and_a_bucket_through_the_session(tmp_path):
+    asked = []
+
+    def through_session(location: str, pattern: str) -> list[str]:
+        asked.append((location, pattern))
+        return []
+
+    list_paths = killed_creates.local_lister(through_session)
+    folder = tmp_path / "t[1]"
+    (folder / ".hoodie" / "timeline").mkdir(parents=True)
+    (folder / ".hoodie" / "timeline" / "1_2.commit").write_text("")
+    found = killed_creates.look(f"file:{folder}", list_paths)
+    assert found.verdict == COMMITTED and "1_2.commit" in found.holds
+    assert killed_creates.look(str(tmp_path / "absent"), list_paths).verdict == NOTHING
+    assert asked == []
+    assert killed_creates.look("s3a://b/w/t", list_paths).verdict == NOTHING
+    assert asked == [("s3a://b/w/t", "*")]

@@ -240,6 +240,19 @@ PINNED = {
     ("show_fs_path_detail", (("path", "file:/lake/events"),)): (
         "call show_fs_path_detail(path => 'file:/lake/events')"
     ),
+    ("list_paths", (("pattern", "s3a://b/w/a.db/t\\[1\\]/*"),)): (
+        "call show_fs_path_detail(path => 's3a://b/w/a.db/t\\[1\\]/*')"
+    ),
+    ("create_placeholder", (("table", "a.t__lakehouse_leftover"),)): (
+        "create table a.t__lakehouse_leftover (placeholder int) using parquet"
+    ),
+    ("point_placeholder", (("table", "a.t__lakehouse_leftover"), ("location", "s3a://b/it's"))): (
+        "alter table a.t__lakehouse_leftover set location 's3a://b/it\\'s'"
+    ),
+    ("drop_placeholder", (("table", "a.t__lakehouse_leftover"),)): (
+        "drop table if exists a.t__lakehouse_leftover"
+    ),
+    ("purge_iceberg_table", (("table", "iceberg.a.t"),)): "drop table iceberg.a.t purge",
     ("count_rows", (("relation", T),)): "select count(*) from analytics.events",
     ("binary_files_stats", (("relation", "binaryFile.`/landing`"),)): (
         "select count(*), coalesce(sum(length), 0), max(modificationTime) "

@@ -542,7 +542,8 @@ class LakehouseAdapter(SparkAdapter):
             placeholder=f"{schema}.{self.scratch_identifier(identifier, 'leftover')}",
             iceberg_table=f"{table_formats.ICEBERG_CATALOG}.{schema}.{identifier}",
         )
-        note = killed_creates.Recovery(self._lake).clear(place, fmt, replaces)
+        same_disk = self.config.credentials.method == LakehouseMethod.SESSION
+        note = killed_creates.Recovery(self._lake, same_disk).clear(place, fmt, replaces)
         if note:
             logger.warning(note)
 

@@ -33,6 +33,8 @@ without one is never what a killed create leaves.
 
 from __future__ import annotations
 
+import glob
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,16 +51,17 @@ LEFTOVER = "leftover"
 COMMITTED = "committed"
 
 # A Hudi instant that completed: <requested>_<completed>.<action>.
-COMPLETED_INSTANT = "/.hoodie/timeline/[0-9]*_*"
+COMPLETED_INSTANT = ".hoodie/timeline/[0-9]*_*"
 # A version in Delta's log (checkpoints come with the versions they sum up).
-DELTA_VERSION = "/_delta_log/[0-9]*.json"
+DELTA_VERSION = "_delta_log/[0-9]*.json"
 # Written by Spark's file commit protocol once a plain write has committed.
 SUCCESS_MARKER = "_SUCCESS"
 # Characters of a Hadoop glob pattern.
 GLOB_SPECIAL = re.compile(r"([\\\[\]{}*?])")
 
-# Lists the paths a Hadoop glob pattern matches (none for no match).
-ListPaths = Callable[[str], list[str]]
+# Lists the paths under a folder that a glob pattern (relative to it)
+# matches, hidden ones included; none for no match or no folder.
+ListPaths = Callable[[str, str], list[str]]
 
 
 @dataclass(frozen=True)
@@ -73,15 +76,36 @@ def literal_glob(path: str) -> str:
     return GLOB_SPECIAL.sub(r"\\\1", path)
 
 
+def local_path(location: str) -> str | None:
+    """The local file system's path of a location; None for another store."""
+    if location.startswith("file:"):
+        return "/" + location[len("file:") :].lstrip("/")
+    return location if location.startswith("/") else None
+
+
+def local_lister(fallback: ListPaths) -> ListPaths:
+    """A ListPaths that looks at a local folder directly (a session on this
+    machine: no statement for the usual case, a folder that is not there),
+    and asks `fallback` for any other store."""
+
+    def list_paths(location: str, pattern: str) -> list[str]:
+        path = local_path(location)
+        if path is None:
+            return fallback(location, pattern)
+        return glob.glob(os.path.join(glob.escape(path), pattern), include_hidden=True)
+
+    return list_paths
+
+
 def look(location: str, list_paths: ListPaths) -> Found:
     """What the folder at `location` holds, for a table the catalog does not
     know that is about to be created there."""
-    base = literal_glob(location.rstrip("/"))
-    names = sorted(path.rstrip("/").rsplit("/", 1)[-1] for path in list_paths(base + "/*"))
+    base = location.rstrip("/")
+    names = sorted(path.rstrip("/").rsplit("/", 1)[-1] for path in list_paths(base, "*"))
     if not names:
         return Found(NOTHING)  # absent, or an empty folder (which Spark accepts)
     if ".hoodie" in names:
-        completed = list_paths(base + COMPLETED_INSTANT)
+        completed = list_paths(base, COMPLETED_INSTANT)
         if completed:
             latest = max(path.rsplit("/", 1)[-1] for path in completed)
             return Found(
@@ -92,7 +116,7 @@ def look(location: str, list_paths: ListPaths) -> Found:
             )
         return Found(LEFTOVER, "a Hudi table's folder with no completed instant", "hudi")
     if "_delta_log" in names:
-        versions = list_paths(base + DELTA_VERSION)
+        versions = list_paths(base, DELTA_VERSION)
         # A CREATE TABLE commits version 0 with no data (a seed's, a
         # snapshot's): that alone is no committed data.
         data = [name for name in names if name != "_delta_log" and not name.startswith(".")]
@@ -180,15 +204,20 @@ class Recovery:
     """Clears a place of what a killed create left, through the session's
     statements (on every method and store)."""
 
-    def __init__(self, lake: LakeMetadata) -> None:
+    def __init__(self, lake: LakeMetadata, same_disk: bool) -> None:
+        """`same_disk`: the session's files are this machine's (method session)."""
         self._lake = lake
+        remote: ListPaths = lambda location, pattern: lake.list_paths(  # noqa: E731
+            literal_glob(location) + "/" + pattern
+        )
+        self._list = local_lister(remote) if same_disk else remote
 
     def clear(self, place: Place, fmt: str, replaces: bool) -> str | None:
         """What was done, in words (None: nothing was there); raises on
         committed data that the create would not take over."""
         if fmt == "iceberg":
             return self._clear_iceberg(place, replaces)
-        found = look(place.location, self._lake.list_paths)
+        found = look(place.location, self._list)
         return self._settle(place, place.location, found, replaces and found.fmt == fmt == "delta")
 
     def _settle(self, place: Place, location: str, found: Found, takes_over: bool) -> str | None:
@@ -205,14 +234,16 @@ class Recovery:
         """Iceberg's table is kept by Iceberg's catalog, the session catalog's
         entry is a pointer to it: a kill between the two leaves the table
         without its pointer; a kill before its first commit, files only."""
+        folder = self._iceberg_folder(place.iceberg_table)
+        if folder is not None and not self._list(folder, "*"):
+            return None  # the usual case: Iceberg's catalog has nothing there
         try:
             snapshots = self._lake.ask("iceberg_snapshots", table=place.iceberg_table)
         except DbtRuntimeError as exc:
             if not is_no_table(str(exc)):
                 raise
-            folder = self._iceberg_folder(place.iceberg_table)
-            if folder is None or not self._lake.list_paths(literal_glob(folder) + "/*"):
-                return None
+            if folder is None:
+                return None  # no such table in a catalog of another type
             found = Found(LEFTOVER, "files of an Iceberg table never committed", "iceberg")
             return self._settle(place, folder, found, replaces)
         if snapshots:
