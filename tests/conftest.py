@@ -73,6 +73,18 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def warm_servers_of_this_run(tmp_path_factory):
+    """The warm servers tests start are counted in a registry of this test
+    process's own (the cap would otherwise stop another worker's idle
+    server between two of its commands), and none outlives the run."""
+    from dbt.adapters.lakehouse import warm_registry, warm_server
+
+    os.environ[warm_registry.REGISTRY_ENV] = str(tmp_path_factory.getbasetemp() / "warm-servers")
+    yield
+    warm_server.stop_all(timeout=20)
+
+
 @pytest.fixture(scope="session")
 def lake_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("lake")

@@ -39,7 +39,7 @@ from typing import IO, TYPE_CHECKING, Any
 from dbt.adapters.events.logging import AdapterLogger
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import hudi_bundle, warm_jars, warm_state
+from dbt.adapters.lakehouse import hudi_bundle, warm_jars, warm_registry, warm_state
 from dbt.adapters.lakehouse.__version__ import version as ADAPTER_VERSION
 from dbt.adapters.lakehouse.connect_session import ConnectConnection, Endpoint
 from dbt.adapters.lakehouse.embedded_session import SessionCursor
@@ -61,6 +61,13 @@ _lock = threading.Lock()
 _attached: dict[Path, Attached] = {}
 # Why warm start cannot run in this process (said once), if it cannot.
 _unavailable: list[str] = []
+# Lakes whose server could not start here (every warm server in use at the
+# cap): this process runs their Spark in-process.
+_in_process: set[Path] = set()
+
+
+class NoRoom(Exception):
+    """The cap of warm servers is reached and every one is in use."""
 
 
 class Attached:
@@ -82,6 +89,12 @@ class Attached:
         self.lock.truncate()
         self.lock.write(registration.to_json())
         self.lock.flush()
+
+    def release(self) -> None:
+        """Leave the lake without a server of this process's (see NoRoom)."""
+        atexit.unregister(self.at_exit)
+        self.register(DONE)
+        self.lock.close()
 
     def at_exit(self) -> None:
         # A statement still in flight at exit keeps running on the server:
@@ -183,7 +196,7 @@ def open_connection(creds: LakehouseCredentials) -> WarmConnection | None:
     run here (then dbt runs Spark in-process)."""
     lake = Path(creds.lake_dir).expanduser().resolve()
     with _lock:
-        if _unavailable:
+        if _unavailable or lake in _in_process:
             return None
         attached = _attached.get(lake)
         if attached is None:
@@ -197,7 +210,12 @@ def open_connection(creds: LakehouseCredentials) -> WarmConnection | None:
                     "profile (or LAKEHOUSE_WARM_START=0) to silence this."
                 )
                 return None
-            attached = _attach(lake, creds, server_settings(creds, jars))
+            try:
+                attached = _attach(lake, creds, server_settings(creds, jars))
+            except NoRoom as exc:
+                _in_process.add(lake)
+                logger.info(f"This run's Spark runs in-process: {exc}")
+                return None
             _attached[lake] = attached
     if attached.lost():
         raise attached.lost_error()
@@ -247,8 +265,30 @@ def _attach(lake: Path, creds: LakehouseCredentials, settings: dict[str, Any]) -
             return attached
         logger.info(f"Stopping the lake's warm Spark server (pid {state.pid}): {reason}.")
         warm_state.terminate(state, graceful=not warm_state.previous_client_died(previous))
-    _start(attached, creds, settings)
+    heap = warm_registry.heap_mb(creds.spark_conf)
+    with warm_registry.locked():
+        room, stopped = warm_registry.make_room(lake, heap, release=_release_if_idle)
+        for server in stopped:
+            logger.info(warm_registry.stopped_note(server, heap))
+        if not room:
+            attached.release()
+            raise NoRoom(warm_registry.no_room(heap))
+        # Counted from now: its process lives before it serves.
+        _spawn(attached, settings)
+        warm_registry.add(attached.process.pid, lake, heap)  # type: ignore[union-attr]
+    _await_serving(attached, creds)
     return attached
+
+
+def _release_if_idle(lake: Path) -> None:
+    """Let go of a lake this process attached to earlier (another project's,
+    in a process that runs dbt for several) when no statement of this
+    process is in flight there: its server may then be stopped for room.
+    A later connection to it attaches again. (Called under _lock.)"""
+    attached = _attached.get(lake)
+    if attached is not None and attached.in_flight == 0:
+        attached.release()
+        del _attached[lake]
 
 
 def _why_not_reuse(
@@ -299,11 +339,11 @@ def _take_client_lock(lake: Path, timeout: float) -> IO[str]:
             time.sleep(LOCK_POLL_SECONDS)
 
 
-def _start(attached: Attached, creds: LakehouseCredentials, settings: dict[str, Any]) -> None:
+def _spawn(attached: Attached, settings: dict[str, Any]) -> None:
+    """Start the lake's server process, its settings on its stdin."""
     lake, log = attached.lake, attached.log
     if log.exists():
         os.replace(log, log.with_name(log.name + ".1"))  # the last server's, for a post-mortem
-    began = time.monotonic()
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as out:
         process = subprocess.Popen(
@@ -321,7 +361,14 @@ def _start(attached: Attached, creds: LakehouseCredentials, settings: dict[str, 
     process.stdin.write(json.dumps(settings).encode())
     process.stdin.close()
     logger.info(f"Starting the lake's warm Spark server (pid {process.pid}; its log: {log})")
-    deadline = time.monotonic() + creds.lake_lock_timeout + START_TIMEOUT
+
+
+def _await_serving(attached: Attached, creds: LakehouseCredentials) -> None:
+    """Until the server started by _spawn serves (its state file names it)."""
+    lake, log, process = attached.lake, attached.log, attached.process
+    assert process is not None
+    began = time.monotonic()
+    deadline = began + creds.lake_lock_timeout + START_TIMEOUT
     while True:
         state = warm_state.read_state(lake)
         if state is not None and state.pid == process.pid:

@@ -3,6 +3,7 @@ commands and served to them over Spark Connect on loopback.
 
     dbt-lakehouse-server status --lake-dir DIR   # pid, port, idle time
     dbt-lakehouse-server stop --lake-dir DIR     # stop it now
+    dbt-lakehouse-server stop --all              # every one of this user (warm_registry.py)
     python -m dbt.adapters.lakehouse.warm_server ...   # the same
 
 `serve` is what the first dbt command on a lake starts (warm_client.py), in a
@@ -13,7 +14,8 @@ the in-process engine does (`embedded_session.root_session`: the same Hudi
 settings, Derby metastore and lake lock), adds the Connect service to it on a
 free loopback port, guarded by a random token, and then writes the lake's
 state file. It stops after `idle_timeout` seconds without a dbt process on the
-lake, on `stop` (SIGTERM), or when its JVM dies; each time it stops Spark and
+lake, on `stop` (SIGTERM), when its lake folder is removed, when a dbt process
+needs room under the cap of warm servers (warm_registry.py), or when its JVM dies; each time it stops Spark and
 its JVM before it exits.
 """
 
@@ -31,7 +33,13 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from dbt.adapters.lakehouse import embedded_session, lake_lock, warm_jars, warm_state
+from dbt.adapters.lakehouse import (
+    embedded_session,
+    lake_lock,
+    warm_jars,
+    warm_registry,
+    warm_state,
+)
 from dbt.adapters.lakehouse.warm_state import Registration, ServerState
 
 POLL_SECONDS = 1.0
@@ -116,6 +124,8 @@ class Server:
         while self.stop_reason is None:
             if gateway.proc is not None and gateway.proc.poll() is not None:
                 return f"its JVM ended (exit status {gateway.proc.returncode})"
+            if not self.lake.is_dir():
+                return "its lake folder is gone"
             if self._client_present():
                 idle_since = time.monotonic()
             elif time.monotonic() - idle_since >= self._current_idle_timeout():
@@ -152,6 +162,7 @@ class Server:
         """Clients first find no state, then Spark stops, then its JVM ends."""
         log(f"stopping: {reason}")
         warm_state.remove_state(self.lake, os.getpid())
+        warm_registry.remove(os.getpid())
         if self.session is None:
             return
         gateway = self.session.sparkContext._gateway
@@ -196,6 +207,21 @@ def serve(lake: Path) -> int:
         raise
     server.shutdown(reason)
     return 0
+
+
+def stop_all(timeout: float) -> int:
+    """Stop every warm server of this user (warm_registry.py), in use or not."""
+    failed = 0
+    for entry in warm_registry.running():
+        state = warm_state.read_state(Path(entry.lake))
+        if state is not None and state.pid == entry.pid:
+            failed += stop(Path(entry.lake), timeout)
+        else:  # starting, or its lake folder gone: the process alone
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(entry.pid, signal.SIGTERM)
+            warm_registry.remove(entry.pid)
+            print(f"Stopped the warm Spark server pid {entry.pid} (lake {entry.lake}).")
+    return 1 if failed else 0
 
 
 def stop(lake: Path, timeout: float) -> int:
@@ -245,7 +271,12 @@ def main(argv: list[str] | None = None) -> int:
         "--lake-dir", type=Path, default=Path(".lake"), help="the profile's lake_dir (.lake)"
     )
     parser.add_argument("--timeout", type=float, default=30, help="stop: seconds before SIGKILL")
+    parser.add_argument(
+        "--all", action="store_true", help="stop: every warm server of this user, whatever its lake"
+    )
     args = parser.parse_args(argv)
+    if args.action == "stop" and args.all:
+        return stop_all(args.timeout)
     lake = args.lake_dir.expanduser().resolve()
     if args.action == "serve":
         return serve(lake)
