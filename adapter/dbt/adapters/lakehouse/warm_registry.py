@@ -147,7 +147,11 @@ def _stop_if_idle(entry: Entry) -> bool:
     state = warm_state.read_state(lake)
     if state is None or state.pid != entry.pid:
         return False  # still starting (its state comes once it serves)
-    with warm_state.client_lock_path(lake).open("a+") as lock:
+    try:
+        lock = warm_state.client_lock_path(lake).open("a+")
+    except OSError:  # its lake folder removed: the server is stopping by itself
+        return False
+    with lock:
         for _ in range(IDLE_LOOKS):
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
