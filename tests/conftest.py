@@ -54,11 +54,12 @@ LONGEST_FIRST = [
     "tests/adapter/functional/targets/test_shared_catalog.py",  # ~200
     "tests/adapter/functional/targets/test_server_failures.py",  # ~200
     "tests/toolkit/test_profile_batch_run.py",  # ~190
+    "tests/adapter/functional/warm_start/test_warm_cap.py",  # ~160
     "tests/toolkit/test_bench_alternatives.py",  # ~150
+    "tests/adapter/functional/crash/test_killed_create.py",  # ~145
     "tests/warehouse/test_soak.py",  # ~140
     "tests/adapter/functional/warm_start/test_warm_start.py",  # ~110
     "tests/adapter/functional/docs/test_catalog.py",  # ~100
-    "tests/adapter/functional/crash/test_killed_create.py",  # ~80
     "tests/warehouse/test_sources.py",  # ~80
 ]
 
