@@ -238,12 +238,17 @@ def jar_name() -> str:
 # --- where to look --------------------------------------------------------------
 
 
+def user_cache_root() -> Path:
+    """The adapter's per-user cache folder (jars, warm servers): in the XDG cache folder."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "dbt-lakehouse"
+
+
 def user_cache_dir() -> Path:
-    """The per-user jar cache: LAKEHOUSE_JAR_CACHE, else the XDG cache folder."""
+    """The per-user jar cache: LAKEHOUSE_JAR_CACHE, else `jars` in user_cache_root()."""
     if os.environ.get(CACHE_ENV_VAR):
         return Path(os.environ[CACHE_ENV_VAR]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "dbt-lakehouse" / "jars"
+    return user_cache_root() / "jars"
 
 
 def maven_local_repository() -> Path:

@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING
 
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.lakehouse import recovery
+
 if TYPE_CHECKING:
     from dbt.adapters.lakehouse.lake_metadata import LakeMetadata
 
@@ -76,20 +78,13 @@ def literal_glob(path: str) -> str:
     return GLOB_SPECIAL.sub(r"\\\1", path)
 
 
-def local_path(location: str) -> str | None:
-    """The local file system's path of a location; None for another store."""
-    if location.startswith("file:"):
-        return "/" + location[len("file:") :].lstrip("/")
-    return location if location.startswith("/") else None
-
-
 def local_lister(fallback: ListPaths) -> ListPaths:
     """A ListPaths that looks at a local folder directly (a session on this
     machine: no statement for the usual case, a folder that is not there),
     and asks `fallback` for any other store."""
 
     def list_paths(location: str, pattern: str) -> list[str]:
-        path = local_path(location)
+        path = recovery.local_path(location)
         if path is None:
             return fallback(location, pattern)
         return glob.glob(os.path.join(glob.escape(path), pattern), include_hidden=True)

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dbt.adapters.lakehouse import warm_state
+from dbt.adapters.lakehouse import hudi_bundle, warm_state
 
 REGISTRY_ENV = "LAKEHOUSE_WARM_REGISTRY"
 CAP_ENV = "LAKEHOUSE_WARM_SERVERS"
@@ -49,8 +49,7 @@ IDLE_LOOKS = 3
 def registry() -> Path:
     if os.environ.get(REGISTRY_ENV):
         return Path(os.environ[REGISTRY_ENV]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "dbt-lakehouse" / "warm-servers"
+    return hudi_bundle.user_cache_root() / "warm-servers"
 
 
 def heap_mb(spark_conf: dict[str, str]) -> int:
