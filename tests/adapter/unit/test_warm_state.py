@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 import time
 
 import pytest
@@ -146,7 +147,7 @@ def test_a_port_nobody_listens_on_does_not_answer():
 @pytest.mark.parametrize(
     ("profile", "env", "resolved"),
     [
-        (None, None, True),  # the default
+        (None, None, False),  # the default, in a process calling dbt (this one)
         (False, None, False),
         (True, None, True),
         (None, "0", False),
@@ -161,6 +162,31 @@ def test_warm_start_the_profile_then_the_variable(monkeypatch, profile, env, res
     else:
         monkeypatch.setenv(WARM_START_ENV_VAR, env)
     assert resolve_warm_start(profile) is resolved
+
+
+@pytest.mark.parametrize(
+    ("argv0", "main_module", "command_line"),
+    [
+        ("/venv/bin/dbt", None, True),
+        ("/venv/bin/dbt.exe", None, True),
+        ("/venv/lib/python3.11/site-packages/dbt/cli/main.py", "dbt.cli.main", True),
+        ("/venv/bin/pytest", None, False),
+        ("-c", None, False),
+        ("/venv/bin/dbt-lakehouse-runner", None, False),
+    ],
+)
+def test_warm_start_by_default_on_the_dbt_command_line_only(
+    monkeypatch, argv0, main_module, command_line
+):
+    import types
+
+    monkeypatch.delenv(WARM_START_ENV_VAR, raising=False)
+    monkeypatch.setattr(sys, "argv", [argv0, "run"])
+    main = types.ModuleType("__main__")
+    main.__spec__ = types.SimpleNamespace(name=main_module) if main_module else None
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    assert resolve_warm_start(None) is command_line
+    assert resolve_warm_start(True) is True
 
 
 def test_a_warm_start_variable_that_is_no_switch_is_an_error(monkeypatch):
@@ -179,7 +205,8 @@ def test_warm_start_fields_of_a_session_profile(monkeypatch):
     assert (creds.warm_start, creds.warm_idle_timeout) == (False, 30)
     assert "warm_start" in creds._connection_keys()  # dbt debug shows it
     default = LakehouseCredentials.from_dict({"method": "session", "schema": "s"})
-    assert (default.warm_start, default.warm_idle_timeout) == (True, 900)
+    # (off: this process calls dbt rather than being the dbt command line)
+    assert (default.warm_start, default.warm_idle_timeout) == (False, 900)
 
 
 def test_a_warm_idle_timeout_must_be_positive(monkeypatch):

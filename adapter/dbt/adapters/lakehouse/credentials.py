@@ -4,9 +4,11 @@ session's and Spark Connect's."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from dbt.adapters.spark.connections import SparkCredentials
@@ -48,7 +50,13 @@ WARM_START_ENV_VAR = "LAKEHOUSE_WARM_START"
 
 def resolve_warm_start(profile: bool | None) -> bool:
     """warm_start as it applies: the environment variable, else the profile,
-    else on."""
+    else on for the `dbt` command line and off for a process that calls dbt
+    in-process (dbtRunner: a notebook, an orchestrator, dbt's adapter tests).
+
+    A server pays when the process ends with its command: the next command
+    finds Spark running. A process that runs dbt in-process keeps Spark
+    itself between calls, on one lake after another (lake_switch.py), where a
+    server per project would cost a JVM start each."""
     setting = os.environ.get(WARM_START_ENV_VAR, "").strip().lower()
     if setting in ("0", "false", "no", "off"):
         return False
@@ -58,7 +66,17 @@ def resolve_warm_start(profile: bool | None) -> bool:
         raise DbtRuntimeError(
             f"{WARM_START_ENV_VAR}={setting!r}: use 1 (warm start on) or 0 (off), or unset it."
         )
-    return True if profile is None else profile
+    return is_dbt_command_line() if profile is None else profile
+
+
+def is_dbt_command_line() -> bool:
+    """Whether this process is a `dbt` command (the console script, or
+    `python -m dbt.cli.main`), rather than a program calling dbt."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name == "dbt.cli.main":
+        return True
+    return Path(sys.argv[0]).name in ("dbt", "dbt.exe") if sys.argv else False
 
 
 @dataclass
@@ -95,8 +113,9 @@ class LakehouseCredentials(SparkCredentials):
     # (a self-signed certificate is its own). Default: the system's roots.
     tls_ca_file: str | None = None
     # session: keep Spark running between dbt commands, in a local server per
-    # lake (see warm_client). Unset: on, unless LAKEHOUSE_WARM_START says off;
-    # that variable overrides the profile both ways.
+    # lake (see warm_client). Unset: on for the `dbt` command line, off where
+    # dbt is called in-process (resolve_warm_start); LAKEHOUSE_WARM_START
+    # overrides the profile both ways.
     warm_start: bool | None = None
     # session with warm start: seconds the lake's server lives without a dbt process.
     warm_idle_timeout: float = 900

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Generator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,7 @@ from dbt.adapters.lakehouse import (
     format_jars,
     hudi_bundle,
     lake_lock,
+    lake_switch,
     local_fs,
     local_hadoop_conf,
     spark_local_dir,
@@ -158,24 +162,76 @@ def _active_session() -> Any | None:
     return session
 
 
-# The lake and warehouse the session this module started is for: a process
-# has one embedded session, and the lake lock is that lake's.
-_started_for: tuple[Path, str] | None = None
+@dataclass(frozen=True)
+class _Started:
+    """The session this module started: its lake and warehouse, the catalog
+    database it opened, and what its JVM was launched with (the lake's folder
+    put aside)."""
+
+    lake: Path
+    location: str
+    metastore_url: str
+    launched_with: dict[str, str]
+    # Whether the JVM can move the session to another lake (lake_switch.py).
+    can_switch: bool
 
 
-def _check_same_lake(lake: Path, location: str) -> None:
-    """Refuse a profile that asks the running session for another lake or
-    warehouse: its tables would go to the first one's, silently."""
-    if _started_for is None or _started_for == (lake, location):
-        return
-    started_lake, started_location = _started_for
-    raise DbtRuntimeError(
-        f"This profile's embedded Spark session is for lake_dir {lake} (warehouse "
-        f"{location}), but this process started its embedded session for lake_dir "
-        f"{started_lake} (warehouse {started_location}), and a process has one. Run the "
-        "commands of each lake in a process of their own (one `dbt` command per target), "
-        "or give the profiles the same lake_dir and warehouse_dir."
+_started: _Started | None = None
+# Statements running on the session this module started, counted so that it
+# never leaves a lake under one (lake_switch.py).
+_in_flight = 0
+_in_flight_lock = threading.Lock()
+
+
+@contextmanager
+def running() -> Generator[None, None, None]:
+    """Counts a statement of this process's embedded session while it runs."""
+    global _in_flight
+    with _in_flight_lock:
+        _in_flight += 1
+    try:
+        yield
+    finally:
+        with _in_flight_lock:
+            _in_flight -= 1
+
+
+def _leave_for(lake: Path, location: str, launch: dict[str, str]) -> None:
+    """Move the running session off its lake, for `lake`; an error naming why
+    when it cannot (lake_switch.py)."""
+    assert _started is not None
+    here = f"lake_dir {_started.lake} (warehouse {_started.location})"
+    wanted = f"lake_dir {lake} (warehouse {location})"
+    one_per_process = (
+        "Run the commands of each lake in a process of their own (one `dbt` command per "
+        "target), or give the profiles the same lake_dir and warehouse_dir."
     )
+    session = _active_session()
+    if _started.lake != lake and not _started.can_switch:
+        raise DbtRuntimeError(
+            f"This profile's embedded Spark session is for {wanted}, but this process's session "
+            f"is for {here}, and it cannot move to another lake here (the debug log says why). "
+            + one_per_process
+        )
+    changed = lake_switch.differences(_started.launched_with, launch)
+    if changed:
+        raise DbtRuntimeError(
+            f"This profile's embedded Spark session is for {wanted}, with other JVM launch "
+            f"settings than this process's session for {here}: {', '.join(changed)}. A JVM keeps "
+            "the settings it was launched with; give the profiles the same ones. " + one_per_process
+        )
+    if _started.lake == lake:
+        return  # its session was stopped: a new one starts on the same lake
+    with _in_flight_lock:
+        if session is not None and _in_flight:
+            raise DbtRuntimeError(
+                f"This profile's embedded Spark session is for {wanted}, but this process's "
+                f"session is running statements on {here}: it serves one lake at a time. Run "
+                "the commands of the two lakes one after the other, or each in a process of "
+                "its own."
+            )
+        logger.info(f"Moving this process's Spark session from lake {_started.lake} to {lake}.")
+        lake_switch.leave(session, _started.metastore_url, lake)
 
 
 def root_session(
@@ -186,11 +242,12 @@ def root_session(
     lock_timeout: float = 60,
     records_class_data: bool = True,
 ) -> Any:
-    """The process-wide Spark session, started with Hudi on first use.
+    """The process-wide Spark session, started with Hudi on first use, and
+    moved to this profile's lake when it is on another one (lake_switch.py).
     `records_class_data`: whether, without a class-data archive, it records
     one to write at the end of its first dbt command (class_data.py); a
     process without dbt commands (the warm server) only maps one."""
-    global _started_for
+    global _started, _class_data
     # Refuse a pyspark no Hudi bundle exists for here, with a readable error,
     # rather than as a class-loading stack trace from a JVM already started.
     hudi_bundle.installed_bundle()
@@ -199,87 +256,128 @@ def root_session(
     formats = table_formats.decode(spark_conf.get(table_formats.FORMATS_CONF))
     with _start_lock:
         session = _active_session()
-        if session is not None:
-            _check_same_lake(lake, location)
+        if session is not None and (_started is None or _started.lake == lake):
+            if _started is not None and _started.location != location:
+                raise DbtRuntimeError(
+                    f"This profile's embedded Spark session is for lake_dir {lake} with warehouse "
+                    f"{location}, but this process's session on that lake uses the warehouse "
+                    f"{_started.location}. Give the profiles the same warehouse_dir."
+                )
             started = table_formats.started_with(
                 session.conf.get(table_formats.FORMATS_CONF, None),
                 session.conf.get("spark.sql.extensions", None),
             )
             table_formats.check_started_with(started, formats)
-        else:
-            from pyspark.sql import SparkSession
+            check_hudi_enabled(session)
+            return session
+        from pyspark.sql import SparkSession
 
-            # Found on this machine, or downloaded once into the per-user cache;
-            # see hudi_bundle for the order.
-            jar = hudi_bundle.resolve(hudi_jar, notify=logger.info)
-            # Bind the driver to loopback: nothing here is meant for the network.
-            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-            lake.mkdir(parents=True, exist_ok=True)
-            # Before the JVM: its Derby metastore admits one process per lake.
-            # A shared catalog (a metastore database of its own) admits several
-            # Spark applications at once; Hudi's concurrency control keeps their
-            # writes apart (see concurrency.py).
-            if not shares_catalog(spark_conf):
-                lake_lock.acquire(lake, lock_timeout, notify=logger.info)
-            conf = hudi_session_conf(lake, jar, master)
-            # Hadoop's local file system without a child process per file created.
-            file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
-            conf.update(file_system)
-            conf.update(storage.session_defaults(location))
-            # The other table formats the project uses: their catalogs and
-            # extensions beside Hudi's (table_formats says which and why).
-            conf.update(table_formats.session_conf(formats, location, master))
-            conf[table_formats.FORMATS_CONF] = ",".join(formats)
-            extensions = [HUDI_EXTENSION, *table_formats.extensions(formats)]
-            conf["spark.sql.extensions"] = ",".join(extensions)
-            if "spark.local.dir" not in spark_conf:
-                # Not /tmp, where a killed run's copies of the jars stayed.
-                conf.update(spark_local_dir.session_conf(lake, conf[JAVA_OPTIONS]))
-            own_java_options = conf[JAVA_OPTIONS]
-            conf.update(spark_conf)
-            if spark_conf.get(JAVA_OPTIONS):
-                # The profile's JVM flags after the session's own, not instead
-                # of them: without its Derby home and logging settings the
-                # metastore does not start.
-                conf[JAVA_OPTIONS] = f"{own_java_options} {spark_conf[JAVA_OPTIONS]}"
-            # The Hudi bundle, the warehouse's file-system connector (s3a://),
-            # then the profile's own jars.
-            jars = [str(jar), *map(str, format_jars.fetch(formats, logger.info, jar))]
-            jars += map(
-                str,
-                connector_jars.connector_jars(location, spark_conf, logger.info),
+        # Found on this machine, or downloaded once into the per-user cache;
+        # see hudi_bundle for the order.
+        jar = hudi_bundle.resolve(hudi_jar, notify=logger.info)
+        # Bind the driver to loopback: nothing here is meant for the network.
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        lake.mkdir(parents=True, exist_ok=True)
+        conf, can_switch = _session_conf(lake, location, jar, master, spark_conf, formats)
+        launch = lake_switch.launch_settings(conf, lake, LAUNCH_PREFIXES)
+        if _started is not None:
+            # This JVM was launched for another lake (or its session stopped).
+            _leave_for(lake, location, launch)
+        # Before the session: its Derby metastore admits one process per lake.
+        # A shared catalog (a metastore database of its own) admits several
+        # Spark applications at once; Hudi's concurrency control keeps their
+        # writes apart (see concurrency.py).
+        if not shares_catalog(spark_conf):
+            lake_lock.acquire(lake, lock_timeout, notify=logger.info)
+        archive = None
+        if _started is None:
+            class_path = conf.get("spark.driver.extraClassPath", "").split(os.pathsep)
+            jars = conf["spark.jars"].split(",")
+            archive = class_data.for_session(
+                hudi_bundle.user_cache_dir(), [entry for entry in class_path + jars if entry]
             )
-            jars += [spark_conf["spark.jars"]] if spark_conf.get("spark.jars") else []
-            conf["spark.jars"] = ",".join(jars)
-            # The driver's class path: YARN's defaults left out (a local
-            # master), the local file system's class, then the profile's.
-            class_path = local_hadoop_conf.class_path(master, hudi_bundle.user_cache_dir())
-            class_path += [file_system["spark.driver.extraClassPath"]] if file_system else []
-            if spark_conf.get("spark.driver.extraClassPath"):
-                class_path.append(spark_conf["spark.driver.extraClassPath"])
-            if class_path:
-                conf["spark.driver.extraClassPath"] = os.pathsep.join(class_path)
-            archive = class_data.for_session(hudi_bundle.user_cache_dir(), [*class_path, *jars])
             options = archive.jvm_options(records_class_data) if archive is not None else []
             if options:
                 conf[JAVA_OPTIONS] = " ".join([conf[JAVA_OPTIONS], *options])
             _launch_gateway(conf)
-            builder = SparkSession.builder
-            for key, value in conf.items():
-                builder = builder.config(key, value)
-            logger.debug(f"Starting embedded Spark ({master}), lake {lake}, Hudi bundle {jar}")
-            session = builder.enableHiveSupport().getOrCreate()
-            session.sparkContext.setLogLevel("ERROR")
-            try:
-                store_probe.check_warehouse_reachable(session, location)
-            except DbtRuntimeError:
-                session.stop()  # the next connection starts over, and probes again
-                raise
-            _started_for = (lake, location)
-            global _class_data
+        if can_switch:
+            lake_switch.use_catalog(conf[METASTORE_URL])
+        builder = SparkSession.builder
+        for key, value in conf.items():
+            builder = builder.config(key, value)
+        logger.debug(f"Starting embedded Spark ({master}), lake {lake}, Hudi bundle {jar}")
+        session = builder.enableHiveSupport().getOrCreate()
+        session.sparkContext.setLogLevel("ERROR")
+        try:
+            store_probe.check_warehouse_reachable(session, location)
+        except DbtRuntimeError:
+            session.stop()  # the next connection starts over, and probes again
+            raise
+        if _started is None:
             _class_data = archive if archive is not None and archive.training else None
+            launched_with = launch
+        else:
+            launched_with = _started.launched_with
+        _started = _Started(lake, location, conf[METASTORE_URL], launched_with, can_switch)
         check_hudi_enabled(session)
         return session
+
+
+def _session_conf(
+    lake: Path,
+    location: str,
+    jar: Path,
+    master: str,
+    spark_conf: dict[str, str],
+    formats: list[str],
+) -> tuple[dict[str, str], bool]:
+    """Every setting of the session for `lake`, and whether its JVM can move
+    the session to another lake later (lake_switch.py)."""
+    conf = hudi_session_conf(lake, jar, master)
+    # Hadoop's local file system without a child process per file created.
+    file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
+    conf.update(file_system)
+    # The metastore hook that lets the JVM serve another lake's session later.
+    hook = lake_switch.hook_jar(hudi_bundle.user_cache_dir(), logger.debug)
+    if hook is not None:
+        conf.update(lake_switch.HIVE_SETTINGS)
+    conf.update(storage.session_defaults(location))
+    # The other table formats the project uses: their catalogs and
+    # extensions beside Hudi's (table_formats says which and why).
+    conf.update(table_formats.session_conf(formats, location, master))
+    conf[table_formats.FORMATS_CONF] = ",".join(formats)
+    extensions = [HUDI_EXTENSION, *table_formats.extensions(formats)]
+    conf["spark.sql.extensions"] = ",".join(extensions)
+    if "spark.local.dir" not in spark_conf:
+        # Not /tmp, where a killed run's copies of the jars stayed.
+        conf.update(spark_local_dir.session_conf(lake, conf[JAVA_OPTIONS]))
+    own_java_options = conf[JAVA_OPTIONS]
+    conf.update(spark_conf)
+    if spark_conf.get(JAVA_OPTIONS):
+        # The profile's JVM flags after the session's own, not instead
+        # of them: without its Derby home and logging settings the
+        # metastore does not start.
+        conf[JAVA_OPTIONS] = f"{own_java_options} {spark_conf[JAVA_OPTIONS]}"
+    # The Hudi bundle, the warehouse's file-system connector (s3a://),
+    # then the profile's own jars.
+    jars = [str(jar), *map(str, format_jars.fetch(formats, logger.info, jar))]
+    jars += map(
+        str,
+        connector_jars.connector_jars(location, spark_conf, logger.info),
+    )
+    jars += [spark_conf["spark.jars"]] if spark_conf.get("spark.jars") else []
+    conf["spark.jars"] = ",".join(jars)
+    # The driver's class path: YARN's defaults left out (a local
+    # master), the local file system's class, the metastore hook, then the
+    # profile's.
+    class_path = local_hadoop_conf.class_path(master, hudi_bundle.user_cache_dir())
+    class_path += [file_system["spark.driver.extraClassPath"]] if file_system else []
+    class_path += [str(hook)] if hook is not None else []
+    if spark_conf.get("spark.driver.extraClassPath"):
+        class_path.append(spark_conf["spark.driver.extraClassPath"])
+    if class_path:
+        conf["spark.driver.extraClassPath"] = os.pathsep.join(class_path)
+    return conf, hook is not None
 
 
 # The class-data archive this process's session is recording, until written.
@@ -338,6 +436,33 @@ class SessionCursor(spark_session.Cursor):
             raise DbtRuntimeError(str(exc)) from exc
 
 
+class EmbeddedCursor(SessionCursor):
+    """A cursor on a child session of the embedded one: its statements are
+    counted while they run (the session never leaves a lake under one), and
+    one whose session has since moved to another lake says so."""
+
+    def execute(self, sql: str, *parameters: Any) -> None:
+        self._check_live()
+        with running():
+            super().execute(sql, *parameters)
+
+    def fetchall(self) -> Any:
+        with running():
+            return super().fetchall()
+
+    def fetchone(self) -> Any:
+        with running():
+            return super().fetchone()
+
+    def _check_live(self) -> None:
+        if self._spark.sparkContext._jsc is None:
+            raise DbtRuntimeError(
+                "This connection's embedded Spark session has stopped: this process moved its "
+                "session to another lake (or it was stopped). Run the command again: its "
+                "connections open on the running session."
+            )
+
+
 class EmbeddedConnection(spark_session.Connection):
     """One child Spark session per dbt connection, with the runtime settings applied."""
 
@@ -347,5 +472,5 @@ class EmbeddedConnection(spark_session.Connection):
         for key, value in runtime_conf.items():
             self.session.conf.set(key, value)
 
-    def cursor(self) -> SessionCursor:
-        return SessionCursor(self.session)
+    def cursor(self) -> EmbeddedCursor:
+        return EmbeddedCursor(self.session)

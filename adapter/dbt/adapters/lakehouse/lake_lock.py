@@ -8,9 +8,10 @@ booted the database", or a metastore stack trace. Instead it waits for the lake
 for `lake_lock_timeout` seconds, then stops with a message naming the lake and
 the process that holds it, before anything is read or written.
 
-The lock is an OS file lock (flock) on `<lake>/.lakehouse.lock`, held for the
-life of the process: the kernel drops it when the process ends, kill -9
-included, so a dead run never leaves the lake locked.
+The lock is an OS file lock (flock) on `<lake>/.lakehouse.lock`, held while
+the process's session is on the lake (the life of the process, unless it moves
+its session to another lake: lake_switch.py): the kernel drops it when the
+process ends, kill -9 included, so a dead run never leaves the lake locked.
 """
 
 from __future__ import annotations
@@ -28,8 +29,17 @@ from dbt_common.exceptions import DbtRuntimeError
 LOCK_FILE = ".lakehouse.lock"
 POLL_SECONDS = 0.5
 
-# The lock this process holds (kept open, hence held, until the process ends).
+# The lock this process holds (kept open, hence held, until released or the
+# process ends).
 _held: IO[str] | None = None
+
+
+def release() -> None:
+    """Give the lake back (the session has left it): another process may take it."""
+    global _held
+    handle, _held = _held, None
+    if handle is not None:
+        handle.close()  # closing the file drops its flock
 
 
 def acquire(lake: Path, timeout: float, notify: Callable[[str], object] = print) -> None:
