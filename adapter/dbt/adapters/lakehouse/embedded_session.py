@@ -278,7 +278,9 @@ def root_session(
         # Bind the driver to loopback: nothing here is meant for the network.
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         lake.mkdir(parents=True, exist_ok=True)
-        conf, can_switch = _session_conf(lake, location, jar, master, spark_conf, formats)
+        # (after a move: every later session of this JVM)
+        moved = _started is not None
+        conf, can_switch = _session_conf(lake, location, jar, master, spark_conf, formats, moved)
         launch = lake_switch.launch_settings(conf, lake, LAUNCH_PREFIXES)
         if _started is not None:
             # This JVM was launched for another lake (or its session stopped).
@@ -330,16 +332,19 @@ def _session_conf(
     master: str,
     spark_conf: dict[str, str],
     formats: list[str],
+    moved: bool,
 ) -> tuple[dict[str, str], bool]:
     """Every setting of the session for `lake`, and whether its JVM can move
-    the session to another lake later (lake_switch.py)."""
+    the session to another lake later (lake_switch.py); `moved`: whether the
+    JVM has had a session before this one."""
     conf = hudi_session_conf(lake, jar, master)
     # Hadoop's local file system without a child process per file created.
     file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
     conf.update(file_system)
-    # The metastore hook that lets the JVM serve another lake's session later.
+    # The metastore hook that lets the JVM serve another lake's session
+    # later: on the class path from the start, asked from the first move on.
     hook = lake_switch.hook_jar(hudi_bundle.user_cache_dir(), logger.debug)
-    if hook is not None:
+    if hook is not None and moved:
         conf.update(lake_switch.HIVE_SETTINGS)
     conf.update(storage.session_defaults(location))
     # The other table formats the project uses: their catalogs and
