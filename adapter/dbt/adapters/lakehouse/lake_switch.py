@@ -12,11 +12,11 @@ is running on the current one:
 2. a new SparkContext starts in the same JVM with the next lake's settings
    (warehouse, catalog database, scratch folder), under that lake's lock.
 
-That is about a second where a JVM start is 10-20 s, and a new lake's
-catalog about one more (docs/freshness-and-benchmarks.md, "Several projects
-in one process"). What the JVM was launched with stays (its
-heap, jars, class path and flags): a profile that needs other launch settings
-gets an error naming them rather than a session without them.
+The move is about half a second where a JVM start is 10-20 s, and a new
+lake's catalog about one more (docs/freshness-and-benchmarks.md, "Several
+projects in one process"). What the JVM was launched with stays (its heap,
+jars, class path and flags): a profile that needs other launch settings gets
+an error naming them rather than a session without them.
 
 What Hive, Hudi and Derby keep for the life of the JVM is put right (each
 was seen to write or read the first lake's catalog from the next lake's
@@ -27,10 +27,10 @@ session):
   catalog kept using that database, and closing its old client reopened the
   first lake's database after it was shut down. java/OwnConnectionUrl.java,
   a connection URL hook, with Hive's `hive.hmshandler.force.reload.conf`,
-  points every handler at the current lake's database before each call. A
-  JVM's first session goes without it (each call then restarts the thread's
-  store; no cost was measured on 80 catalog reads and 10 table creates, but
-  a JVM that never moves has no use for it).
+  points every handler at the current lake's database before each call,
+  from the JVM's first move on. (With it, each call restarts the thread's
+  store: no cost was measured on 80 catalog reads and 10 table creates, but
+  a JVM that never moves has no use for it.)
 - Hudi records its tables in the catalog through one Hive client per JVM
   (HiveClientUtils), made on first use: it is forgotten.
 - Hudi's Hive sync opens the metastore with Hive's default URL, a
