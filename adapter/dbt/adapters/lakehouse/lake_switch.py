@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from dbt.adapters.events.logging import AdapterLogger
+from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import lake_lock, local_fs
 
@@ -103,7 +104,7 @@ def hook_jar(cache_dir: Path, notify: Callable[[str], None]) -> Path | None:
 
 def launch_settings(conf: dict[str, str], lake: Path, prefixes: tuple[str, ...]) -> dict[str, str]:
     """The settings the JVM is launched with, the lake's own folder put aside
-    (its Derby home and scratch folder differ from lake to lake and may)."""
+    (the Derby home and scratch folder in them are the lake's, and may differ)."""
     return {
         key: value.replace(str(lake), LAKE)
         for key, value in conf.items()
@@ -131,12 +132,20 @@ def leave(session: Any | None, metastore_url: str, next_lake: Path) -> None:
     """Stop the session (None: it was stopped) and let go of its lake: its
     catalog database, Hudi's client of that catalog, and the lake's lock;
     Derby starts again at home in `next_lake`."""
+    from py4j.protocol import Py4JError
     from pyspark import SparkContext
 
     jvm = SparkContext._jvm
     # Found before anything stops: without it the next lake's Hudi tables
     # would be recorded in this lake's catalog.
-    holder, field = _hudi_client_field(jvm)
+    try:
+        holder, field = _hudi_client_field(jvm)
+    except Py4JError as error:
+        raise DbtRuntimeError(
+            "This process's Spark session cannot move to another lake: the Hudi bundle has no "
+            f"{HUDI_CLIENT_HOLDER}.{HUDI_CLIENT_FIELD} to reset ({error}). Run the commands of "
+            "each lake in a process of their own."
+        ) from None
     if session is not None:
         session.stop()
     field.set(holder, None)
@@ -165,8 +174,14 @@ def _close_catalog_connections(jvm: Any) -> None:
     field = store.getDeclaredField("pmf")
     field.setAccessible(True)
     factory = field.get(None)
-    if factory is not None:
+    if factory is None:
+        return
+    from py4j.protocol import Py4JError
+
+    try:
         factory.close()
+    except Py4JError as error:  # the database is shut down next all the same
+        logger.debug(f"Hive's metastore connections not closed: {error}")
 
 
 def _restart_derby(jvm: Any, lake: Path) -> None:
