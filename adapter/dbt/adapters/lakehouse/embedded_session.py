@@ -23,6 +23,7 @@ from dbt.adapters.spark import session as spark_session
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import (
+    catalog_template,
     class_data,
     connector_jars,
     format_jars,
@@ -156,6 +157,10 @@ def _launch_gateway(conf: dict[str, str]) -> None:
 def _active_session() -> Any | None:
     from pyspark.sql import SparkSession
 
+    if _started is not None and _started.session._sc._jsc is not None:
+        # (after a move that kept the Spark context, pyspark's own lookup
+        # may still answer with the last lake's session on some threads)
+        return _started.session
     session = SparkSession.getActiveSession() or SparkSession._instantiatedSession
     if session is not None and session._sc._jsc is None:  # stopped
         return None
@@ -168,12 +173,17 @@ class _Started:
     database it opened, and what its JVM was launched with (the lake's folder
     put aside)."""
 
+    session: Any
     lake: Path
     location: str
     metastore_url: str
     launched_with: dict[str, str]
     # Whether the JVM can move the session to another lake (lake_switch.py).
     can_switch: bool
+    # The settings and lake the running Spark context was started with (a
+    # move to a lake that needs the same ones but for its folder keeps it).
+    context_conf: dict[str, str]
+    context_lake: Path
 
 
 _started: _Started | None = None
@@ -196,9 +206,10 @@ def running() -> Generator[None, None, None]:
             _in_flight -= 1
 
 
-def _leave_for(lake: Path, location: str, launch: dict[str, str]) -> None:
-    """Move the running session off its lake, for `lake`; an error naming why
-    when it cannot (lake_switch.py)."""
+def _leave_for(lake: Path, location: str, launch: dict[str, str], conf: dict[str, str]) -> bool:
+    """Move the running session off its lake, for `lake` and its settings
+    `conf`; an error naming why when it cannot (lake_switch.py). True when
+    the Spark context stays, for the next lake's session to run on."""
     assert _started is not None
     here = f"lake_dir {_started.lake} (warehouse {_started.location})"
     wanted = f"lake_dir {lake} (warehouse {location})"
@@ -221,7 +232,10 @@ def _leave_for(lake: Path, location: str, launch: dict[str, str]) -> None:
             "the settings it was launched with; give the profiles the same ones. " + one_per_process
         )
     if _started.lake == lake:
-        return  # its session was stopped: a new one starts on the same lake
+        return False  # its session was stopped: a new one starts on the same lake
+    keep_context = session is not None and lake_switch.same_context(
+        _started.context_conf, _started.context_lake, conf, lake, LAUNCH_PREFIXES
+    )
     with _in_flight_lock:
         if session is not None and _in_flight:
             raise DbtRuntimeError(
@@ -231,7 +245,8 @@ def _leave_for(lake: Path, location: str, launch: dict[str, str]) -> None:
                 "its own."
             )
         logger.info(f"Moving this process's Spark session from lake {_started.lake} to {lake}.")
-        lake_switch.leave(session, _started.metastore_url, lake)
+        lake_switch.leave(session, _started.metastore_url, lake, keep_context)
+    return keep_context
 
 
 def root_session(
@@ -270,6 +285,7 @@ def root_session(
             table_formats.check_started_with(started, formats)
             check_hudi_enabled(session)
             return session
+        from pyspark import SparkContext
         from pyspark.sql import SparkSession
 
         # Found on this machine, or downloaded once into the per-user cache;
@@ -282,9 +298,10 @@ def root_session(
         moved = _started is not None
         conf, can_switch = _session_conf(lake, location, jar, master, spark_conf, formats, moved)
         launch = lake_switch.launch_settings(conf, lake, LAUNCH_PREFIXES)
+        keep_context = False
         if _started is not None:
             # This JVM was launched for another lake (or its session stopped).
-            _leave_for(lake, location, launch)
+            keep_context = _leave_for(lake, location, launch, conf)
         # Before the session: its Derby metastore admits one process per lake.
         # A shared catalog (a metastore database of its own) admits several
         # Spark applications at once; Hudi's concurrency control keeps their
@@ -302,14 +319,21 @@ def root_session(
             if options:
                 conf[JAVA_OPTIONS] = " ".join([conf[JAVA_OPTIONS], *options])
             _launch_gateway(conf)
+        # A new lake's catalog database starts as a copy of an empty one.
+        catalog_template.seed(
+            conf[METASTORE_URL], hudi_bundle.user_cache_root(), SparkContext._gateway, logger.debug
+        )
         if can_switch:
             lake_switch.use_catalog(conf[METASTORE_URL])
-        builder = SparkSession.builder
-        for key, value in conf.items():
-            builder = builder.config(key, value)
-        logger.debug(f"Starting embedded Spark ({master}), lake {lake}, Hudi bundle {jar}")
-        session = builder.enableHiveSupport().getOrCreate()
-        session.sparkContext.setLogLevel("ERROR")
+        if keep_context:
+            session = lake_switch.session_on_context(conf)
+        else:
+            builder = SparkSession.builder
+            for key, value in conf.items():
+                builder = builder.config(key, value)
+            logger.debug(f"Starting embedded Spark ({master}), lake {lake}, Hudi bundle {jar}")
+            session = builder.enableHiveSupport().getOrCreate()
+            session.sparkContext.setLogLevel("ERROR")
         try:
             store_probe.check_warehouse_reachable(session, location)
         except DbtRuntimeError:
@@ -320,7 +344,19 @@ def root_session(
             launched_with = launch
         else:
             launched_with = _started.launched_with
-        _started = _Started(lake, location, conf[METASTORE_URL], launched_with, can_switch)
+        context_conf, context_lake = conf, lake
+        if keep_context and _started is not None:
+            context_conf, context_lake = _started.context_conf, _started.context_lake
+        _started = _Started(
+            session,
+            lake,
+            location,
+            conf[METASTORE_URL],
+            launched_with,
+            can_switch,
+            context_conf,
+            context_lake,
+        )
         check_hudi_enabled(session)
         return session
 
@@ -459,12 +495,16 @@ class EmbeddedCursor(SessionCursor):
         with running():
             return super().fetchone()
 
+    def __init__(self, spark: Any, started: _Started | None) -> None:
+        super().__init__(spark)
+        self._started = started
+
     def _check_live(self) -> None:
-        if self._spark.sparkContext._jsc is None:
+        if self._spark.sparkContext._jsc is None or self._started is not _started:
             raise DbtRuntimeError(
-                "This connection's embedded Spark session has stopped: this process moved its "
-                "session to another lake (or it was stopped). Run the command again: its "
-                "connections open on the running session."
+                "This connection's embedded Spark session is no longer this process's: the "
+                "process moved its session to another lake (or it was stopped). Run the command "
+                "again: its connections open on the running session."
             )
 
 
@@ -474,8 +514,11 @@ class EmbeddedConnection(spark_session.Connection):
     def __init__(self, root: Any, runtime_conf: dict[str, str]) -> None:
         super().__init__(server_side_parameters=runtime_conf)
         self.session = root.newSession()
+        # The session it is a child of (a cursor on it refuses statements
+        # once the process's session has moved to another lake).
+        self.started = _started
         for key, value in runtime_conf.items():
             self.session.conf.set(key, value)
 
     def cursor(self) -> EmbeddedCursor:
-        return EmbeddedCursor(self.session)
+        return EmbeddedCursor(self.session, self.started)

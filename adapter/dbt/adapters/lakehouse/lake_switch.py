@@ -64,12 +64,19 @@ HIVE_SETTINGS = {
     "spark.hadoop.hive.hmshandler.force.reload.conf": "true",
 }
 
+HADOOP_PREFIX = "spark.hadoop."
 # Stands for the lake's own folder in settings compared across lakes.
 LAKE = "<lake>"
 
 # Hudi's one Hive client per JVM (a Scala object's field).
 HUDI_CLIENT_HOLDER = "org.apache.spark.sql.hive.HiveClientUtils$"
 HUDI_CLIENT_FIELD = "client"
+OBJECT_STORE = "org.apache.hadoop.hive.metastore.ObjectStore"
+# Hive's connection pools to the catalog database, static fields of these.
+HIVE_POOLS = {
+    OBJECT_STORE: ("pmf",),
+    "org.apache.hadoop.hive.metastore.txn.TxnHandler": ("connPool", "connPoolMutex"),
+}
 # Derby's answer to a shutdown of its engine, as asked.
 DERBY_STOPPED = "XJ015"
 
@@ -128,10 +135,73 @@ def use_catalog(metastore_url: str) -> None:
     jvm.lakehouse.hive.OwnConnectionUrl.use(metastore_url)
 
 
-def leave(session: Any | None, metastore_url: str, next_lake: Path) -> None:
+def same_context(
+    context_conf: dict[str, str],
+    context_lake: Path,
+    conf: dict[str, str],
+    lake: Path,
+    launch_prefixes: tuple[str, ...],
+) -> bool:
+    """Whether the session for `lake`, with the settings `conf`, can run on
+    the Spark context started with `context_conf` for `context_lake`: every
+    setting the same but for the lake's folder in it, and the context's
+    scratch folder still there. (Not compared: the JVM's launch settings,
+    which `differences` has, and the metastore hook's, which the session
+    brings.)"""
+
+    def shape(settings: dict[str, str], folder: Path) -> dict[str, str]:
+        return {
+            key: value.replace(str(folder), LAKE)
+            for key, value in settings.items()
+            if key not in HIVE_SETTINGS and not key.startswith(launch_prefixes)
+        }
+
+    scratch = context_conf.get("spark.local.dir")
+    if scratch is not None and not Path(scratch).is_dir():
+        return False
+    return shape(context_conf, context_lake) == shape(conf, lake)
+
+
+def session_on_context(conf: dict[str, str]) -> Any:
+    """A session for the next lake on the running Spark context (same_context
+    said it may): a SparkSession of its own state (catalog, warehouse,
+    Hadoop settings) made with the lake's settings, the process's session
+    from now on."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    context = SparkContext._active_spark_context
+    assert context is not None and context._jvm is not None
+    jvm = context._jvm
+    options = jvm.java.util.HashMap()
+    hadoop = context._jsc.hadoopConfiguration()
+    for key, value in {**conf, **HIVE_SETTINGS}.items():
+        if key.startswith("spark.sql."):
+            options.put(key, value)
+        elif key.startswith(HADOOP_PREFIX):
+            # Into the context's Hadoop settings too: Hive's and Hudi's
+            # clients made from those (not the session's) find this lake's
+            # catalog.
+            options.put(key[len(HADOOP_PREFIX) :], value)
+            hadoop.set(key[len(HADOOP_PREFIX) :], value)
+    sessions = jvm.org.apache.spark.sql.SparkSession
+    sessions.clearActiveSession()
+    sessions.clearDefaultSession()
+    # A session made on a context with no default one has state of its own.
+    own = sessions(context._jsc.sc(), options)
+    sessions.setDefaultSession(own)
+    sessions.setActiveSession(own)
+    session = SparkSession(context, jsparkSession=own)
+    SparkSession._instantiatedSession = session
+    SparkSession._activeSession = session
+    return session
+
+
+def leave(session: Any | None, metastore_url: str, next_lake: Path, keep_context: bool) -> None:
     """Stop the session (None: it was stopped) and let go of its lake: its
     catalog database, Hudi's client of that catalog, and the lake's lock;
-    Derby starts again at home in `next_lake`."""
+    Derby starts again at home in `next_lake`. `keep_context`: the session's
+    Spark context goes on, for the next lake's session (session_on_context)."""
     from py4j.protocol import Py4JError
     from pyspark import SparkContext
 
@@ -146,42 +216,64 @@ def leave(session: Any | None, metastore_url: str, next_lake: Path) -> None:
             f"{HUDI_CLIENT_HOLDER}.{HUDI_CLIENT_FIELD} to reset ({error}). Run the commands of "
             "each lake in a process of their own."
         ) from None
-    if session is not None:
+    if session is not None and keep_context:
+        _stop_status_listener(session)
+    elif session is not None:
         session.stop()
     field.set(holder, None)
-    _close_catalog_connections(jvm)
+    forget_catalog_pools(jvm)
     if metastore_url.startswith("jdbc:derby:"):
         _restart_derby(jvm, next_lake)
     lake_lock.release()
 
 
+def _stop_status_listener(session: Any) -> None:
+    """Take the session's SQL listener off the context's listener bus: each
+    session state adds one, which would otherwise go on handling every later
+    lake's queries."""
+    status = session._jsparkSession.sharedState().statusStore().listener()
+    if status.isDefined():
+        session.sparkContext._jsc.sc().removeSparkListener(status.get())
+
+
 def _hudi_client_field(jvm: Any) -> tuple[Any, Any]:
-    loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
-    holder_class = jvm.java.lang.Class.forName(HUDI_CLIENT_HOLDER, True, loader)
-    field = holder_class.getDeclaredField(HUDI_CLIENT_FIELD)
-    field.setAccessible(True)
-    return holder_class.getField("MODULE$").get(None), field
+    field = static_field(jvm, HUDI_CLIENT_HOLDER, HUDI_CLIENT_FIELD)
+    return field.getDeclaringClass().getField("MODULE$").get(None), field
 
 
-def _close_catalog_connections(jvm: Any) -> None:
-    """Close the metastore's connection pool (Hive's one persistence manager
-    factory per JVM): left open, it reopens the lake's database after the
-    database is shut down."""
-    loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
-    store = jvm.java.lang.Class.forName(
-        "org.apache.hadoop.hive.metastore.ObjectStore", True, loader
-    )
-    field = store.getDeclaredField("pmf")
-    field.setAccessible(True)
-    factory = field.get(None)
-    if factory is None:
-        return
+def forget_catalog_pools(jvm: Any) -> None:
+    """Close Hive's pools of connections to the catalog database, and forget
+    them, so that the next catalog call opens the current lake's database.
+    Hive keeps one of each per JVM, made with the URL of the first call that
+    needed it: its store's (ObjectStore), and its transaction handler's
+    (TxnHandler, which a dropped schema reaches through Hive's ACID
+    listener). Left open, each reopened the lake's database after the move
+    had shut it down, and the transaction handler's wrote to it from the next
+    lake's session."""
     from py4j.protocol import Py4JError
 
-    try:
-        factory.close()
-    except Py4JError as error:  # the database is shut down next all the same
-        logger.debug(f"Hive's metastore connections not closed: {error}")
+    for class_name, fields in HIVE_POOLS.items():
+        for name in fields:
+            field = static_field(jvm, class_name, name)
+            pool = field.get(None)
+            if pool is None:
+                continue
+            try:
+                pool.close()
+            except Py4JError as error:  # forgotten, and the database shut down, all the same
+                logger.debug(f"Hive's {class_name}.{name} not closed: {error}")
+            field.set(None, None)
+    # The settings the store's pool was made with: forgotten with it, so that
+    # the next store makes a pool rather than closing this one again.
+    static_field(jvm, OBJECT_STORE, "prop").set(None, None)
+
+
+def static_field(jvm: Any, class_name: str, name: str) -> Any:
+    """A static field of a JVM class, made accessible."""
+    loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    field = jvm.java.lang.Class.forName(class_name, True, loader).getDeclaredField(name)
+    field.setAccessible(True)
+    return field
 
 
 def _restart_derby(jvm: Any, lake: Path) -> None:

@@ -28,22 +28,14 @@ import shutil
 import socket
 from pathlib import Path
 
+from dbt.adapters.lakehouse import warm_state
+
 FOLDER = ".spark-local"
 # Hive's own name for it (it fills in the id), in the folder given: a process
 # may open several Hive sessions (the Thrift server, one per client session,
 # removes each one's folder when it closes).
 HIVE_RESOURCES = "${hive.session.id}_resources"
 JAVA_OPTIONS = "spark.driver.extraJavaOptions"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
 
 
 def session_local_dir(lake: Path) -> Path:
@@ -54,7 +46,12 @@ def session_local_dir(lake: Path) -> Path:
     host = socket.gethostname()
     for folder in root.iterdir():
         owner, _, pid = folder.name.rpartition("-")
-        if owner == host and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if (
+            owner == host
+            and pid.isdigit()
+            and int(pid) != os.getpid()
+            and not warm_state.alive(int(pid))
+        ):
             shutil.rmtree(folder, ignore_errors=True)
     own = root / f"{host}-{os.getpid()}"
     own.mkdir(exist_ok=True)

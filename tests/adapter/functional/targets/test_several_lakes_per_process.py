@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import embedded_session
 from tests.dbt_harness import DbtProject, failures, profile_yaml, spark
@@ -38,6 +39,27 @@ def lake_free(lake: Path) -> bool:
             return False
         fcntl.flock(handle, fcntl.LOCK_UN)
     return not (lake / "metastore_db" / "db.lck").exists()
+
+
+def catalog_tables(lake: Path) -> set[str]:
+    """The tables of the catalog database of the lake the session is on."""
+    jvm = spark()._jvm
+    url = f"jdbc:derby:;databaseName={lake.resolve() / 'metastore_db'}"
+    connection = jvm.java.sql.DriverManager.getConnection(url)
+    try:
+        query = "select tablename from sys.systables where tabletype = 'T'"
+        rows = connection.createStatement().executeQuery(query)
+        names = set()
+        while rows.next():
+            names.add(str(rows.getString(1)))
+        return names
+    finally:
+        connection.close()
+
+
+def drop_a_schema(project: DbtProject) -> None:
+    project.rows(f"create schema {project.schema}_gone")
+    project.rows(f"drop schema {project.schema}_gone")
 
 
 class Worker:
@@ -81,6 +103,12 @@ def test_one_process_moves_between_lakes_and_each_keeps_its_own(project, tmp_pat
     a = payments_project(tmp_path / "a", project.schema + "_a")
     a.dbt("build")
     assert a.scalar("select count(*) from {schema}.totals") == 3
+    # Its catalog started as a copy of the empty one (catalog_template.py):
+    # Hive's token tables, which no statement here makes; its rows are its own.
+    assert {"MASTER_KEYS", "DELEGATION_TOKENS", "TBLS"} <= catalog_tables(a.lake_dir)
+    default = dict(a.rows("describe database default"))
+    assert default["Location"] == f"file:{a.lake_dir.resolve() / 'warehouse'}"
+    drop_a_schema(a)
     assert a.scalar(CENTS) == 6150
     assert a.table_dir("totals").joinpath(".hoodie").is_dir()
     # The lake left is free for another process, and its catalog holds none
@@ -90,17 +118,40 @@ def test_one_process_moves_between_lakes_and_each_keeps_its_own(project, tmp_pat
     assert a.schema in schemas_a and project.schema not in schemas_a
     # The long-lived thread reads the lake the session is on now.
     assert worker.schemas() == schemas_a
+    # A connection of lake a's session, kept across the move below.
+    kept = embedded_session.EmbeddedConnection(spark(), {}).cursor()
+    context = spark().sparkContext.applicationId
 
     b = DbtProject(tmp_path / "b", project.schema + "_b", tmp_path / "b_lake")
     b.model("second", MODEL)
+    # What a copy of the template killed half-way leaves: never the catalog.
+    killed_copy = b.lake_dir / "metastore_db.seeding-1"
+    killed_copy.mkdir(parents=True)
     b.dbt("run")
+    assert not killed_copy.exists() and "MASTER_KEYS" in catalog_tables(b.lake_dir)
+    # Hive's transaction handler, which a dropped schema reaches, works on
+    # this lake's catalog: it kept a's open (and wrote to it) before.
+    drop_a_schema(b)
     assert not lake_free(b.lake_dir) and lake_free(a.lake_dir)
     assert a.schema not in {row[0] for row in b.rows("show schemas")}
+    # The same settings but for the lake's folder: the move kept the Spark
+    # context, with a session state of b's own; a's connections refuse.
+    assert spark().sparkContext.applicationId == context
+    with pytest.raises(DbtRuntimeError, match="no longer this process's"):
+        kept.execute("select 1")
 
-    # Back on lake a: its catalog and tables are as they were, and the
-    # incremental model goes on from them.
+    # Back on lake a, with a setting of its own (a new Spark context): its
+    # catalog and tables are as they were, and the incremental model goes on.
+    profile = a.root / "profiles.yml"
+    profile.write_text(
+        profile.read_text().replace(
+            "threads: 1", "threads: 1\n      spark_conf:\n        spark.sql.shuffle.partitions: '3'"
+        )
+    )
     a.write("seeds/payments.csv", PAYMENTS + MORE_PAYMENTS)
     a.dbt("seed")
+    assert spark().sparkContext.applicationId != context
+    assert spark().conf.get("spark.sql.shuffle.partitions") == "3"
     a.dbt("run")
     assert a.scalar("select count(*) from {schema}.totals") == 5
     assert a.scalar(CENTS) == 10151
