@@ -7,16 +7,24 @@ lake (dbt's adapter test suite, a notebook, an orchestrator calling dbt
 in-process), moves its session to the next lake when none of its statements
 is running on the current one:
 
-1. the current lake's SparkContext stops, its Derby database is shut down and
-   its lake lock released: another process can take that lake at once;
-2. a new SparkContext starts in the same JVM with the next lake's settings
-   (warehouse, catalog database, scratch folder), under that lake's lock.
+1. the current lake's Derby database is shut down and its lake lock
+   released: another process can take that lake at once;
+2. when the next lake's settings are the current ones but for the lake's
+   folder (the usual case: the same profile, another project), the Spark
+   context goes on and the next lake gets a session of its own on it: its
+   own session state (catalog client, warehouse, Hadoop settings), the last
+   lake's taken off the context's listeners. Otherwise the context stops
+   and a new one starts in the same JVM with the next lake's settings. Either
+   way the next lake's session runs under its lake lock. (A context kept
+   keeps its scratch folder, `spark.local.dir`, in the lake it started on; a
+   move from a context whose scratch folder was removed starts a new one.)
 
-The move is about half a second where a JVM start is 10-20 s, and a new
-lake's catalog about one more (docs/freshness-and-benchmarks.md, "Several
-projects in one process"). What the JVM was launched with stays (its heap,
-jars, class path and flags): a profile that needs other launch settings gets
-an error naming them rather than a session without them.
+A move is about half a second (a second with a new context) where a JVM
+start is 10-20 s (docs/freshness-and-benchmarks.md, "Several projects in one
+process"), and a new lake's catalog database is a copy of an empty one
+(catalog_template.py). What the JVM was launched with stays (its heap, jars,
+class path and flags): a profile that needs other launch settings gets an
+error naming them rather than a session without them.
 
 What Hive, Hudi and Derby keep for the life of the JVM is put right (each
 was seen to write or read the first lake's catalog from the next lake's
@@ -37,7 +45,10 @@ session):
   `metastore_db` in Derby's home: Derby is shut down (which also frees the
   lake's database for other processes) and started again at home in the
   next lake.
-- The pool of catalog connections (Hive's one per JVM) is closed.
+- Hive's pools of connections to the catalog database (its store's and its
+  transaction handler's, one each per JVM) are closed and forgotten: the
+  transaction handler's, which a dropped schema reaches, reopened the first
+  lake's database from every later lake's session.
 """
 
 from __future__ import annotations
