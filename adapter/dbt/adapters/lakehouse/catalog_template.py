@@ -3,7 +3,7 @@
 The embedded session keeps a lake's catalog (Hive's metastore) in a Derby
 database inside the lake. In a new database, Hive creates its tables one at a
 time as each is first needed, a DDL statement each that Derby writes through
-to disk: about 0.3 s of a new lake's first statements on this machine
+to disk: a few tenths of a second of a new lake's first statements
 (docs/freshness-and-benchmarks.md, "Several projects in one process"). A
 process that starts many new lakes pays it for each: dbt's adapter tests, an
 orchestrator or a notebook building new projects.

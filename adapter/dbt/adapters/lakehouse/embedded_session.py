@@ -482,6 +482,10 @@ class EmbeddedCursor(SessionCursor):
     counted while they run (the session never leaves a lake under one), and
     one whose session has since moved to another lake says so."""
 
+    def __init__(self, spark: Any, started: _Started | None) -> None:
+        super().__init__(spark)
+        self._started = started
+
     def execute(self, sql: str, *parameters: Any) -> None:
         self._check_live()
         with running():
@@ -494,10 +498,6 @@ class EmbeddedCursor(SessionCursor):
     def fetchone(self) -> Any:
         with running():
             return super().fetchone()
-
-    def __init__(self, spark: Any, started: _Started | None) -> None:
-        super().__init__(spark)
-        self._started = started
 
     def _check_live(self) -> None:
         if self._spark.sparkContext._jsc is None or self._started is not _started:
