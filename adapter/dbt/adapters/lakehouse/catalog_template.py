@@ -36,8 +36,6 @@ from dbt.adapters.lakehouse import lake_switch, warm_state
 # Hive's schema as DataNucleus maps it: the persistent classes of its model.
 MODEL_PACKAGE = "org.apache.hadoop.hive.metastore.model"
 DERBY_URL = re.compile(r"^jdbc:derby:(?:;databaseName=)?(?P<path>[^;]+)(?P<options>;.*)?$")
-# Derby's answer to a database shut down as asked.
-DERBY_CLOSED = "08006"
 # Stands for the template's shape: bump it when the way it is made changes.
 TEMPLATE_FORMAT = "1"
 
@@ -158,14 +156,6 @@ def _make(gateway: Any, metastore_jar: Path, database: Path) -> None:
 def _shut_down(jvm: Any, database: Path) -> None:
     """Close the database, so that its files are whole to copy; an error when
     Derby did not (a database still open is no template)."""
-    from py4j.protocol import Py4JJavaError
-
-    try:
-        jvm.java.sql.DriverManager.getConnection(
-            f"jdbc:derby:;databaseName={database};shutdown=true"
-        )
-    except Py4JJavaError as error:
-        if str(error.java_exception.getSQLState()) == DERBY_CLOSED:
-            return
-        raise
-    raise RuntimeError(f"Derby did not shut down {database}")
+    url = f"jdbc:derby:;databaseName={database};shutdown=true"
+    if lake_switch.shut_down_derby(jvm, url) != lake_switch.DERBY_DATABASE_CLOSED:
+        raise RuntimeError(f"Derby did not shut down {database}")

@@ -88,8 +88,9 @@ HIVE_POOLS = {
     OBJECT_STORE: ("pmf",),
     "org.apache.hadoop.hive.metastore.txn.TxnHandler": ("connPool", "connPoolMutex"),
 }
-# Derby's answer to a shutdown of its engine, as asked.
+# Derby's answers to a shutdown of its engine, and of one database, as asked.
 DERBY_STOPPED = "XJ015"
+DERBY_DATABASE_CLOSED = "08006"
 
 
 def hook_jar(cache_dir: Path, notify: Callable[[str], None]) -> Path | None:
@@ -123,11 +124,15 @@ def hook_jar(cache_dir: Path, notify: Callable[[str], None]) -> Path | None:
 def launch_settings(conf: dict[str, str], lake: Path, prefixes: tuple[str, ...]) -> dict[str, str]:
     """The settings the JVM is launched with, the lake's own folder put aside
     (the Derby home and scratch folder in them are the lake's, and may differ)."""
-    return {
-        key: value.replace(str(lake), LAKE)
-        for key, value in conf.items()
-        if key.startswith(prefixes)
-    }
+    return _lake_aside(
+        {key: value for key, value in conf.items() if key.startswith(prefixes)}, lake
+    )
+
+
+def _lake_aside(settings: dict[str, str], lake: Path) -> dict[str, str]:
+    """`settings` with the lake's folder in their values put aside, to
+    compare them with another lake's."""
+    return {key: value.replace(str(lake), LAKE) for key, value in settings.items()}
 
 
 def differences(launched: dict[str, str], wanted: dict[str, str]) -> list[str]:
@@ -161,11 +166,12 @@ def same_context(
     brings.)"""
 
     def shape(settings: dict[str, str], folder: Path) -> dict[str, str]:
-        return {
-            key: value.replace(str(folder), LAKE)
+        compared = {
+            key: value
             for key, value in settings.items()
             if key not in HIVE_SETTINGS and not key.startswith(launch_prefixes)
         }
+        return _lake_aside(compared, folder)
 
     scratch = context_conf.get("spark.local.dir")
     if scratch is not None and not Path(scratch).is_dir():
@@ -294,13 +300,9 @@ def _restart_derby(jvm: Any, lake: Path) -> None:
     Its home matters beside the URL the session gives: Hudi's Hive sync opens
     the metastore with Hive's default URL (`metastore_db`, in Derby's home),
     which a Derby started in the first lake would keep resolving there."""
-    from py4j.protocol import Py4JJavaError
-
-    try:
-        jvm.java.sql.DriverManager.getConnection("jdbc:derby:;shutdown=true")
-    except Py4JJavaError as error:
-        if _sql_state(error.java_exception) != DERBY_STOPPED:
-            logger.debug(f"Derby not shut down: {error.java_exception}")
+    state = shut_down_derby(jvm, "jdbc:derby:;shutdown=true")
+    if state != DERBY_STOPPED:
+        logger.debug(f"Derby not shut down: SQL state {state}")
     jvm.java.lang.System.setProperty("derby.system.home", str(lake))
     # A Derby shut down takes connections again once its driver is loaded anew.
     loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
@@ -308,10 +310,17 @@ def _restart_derby(jvm: Any, lake: Path) -> None:
     driver.newInstance()
 
 
-def _sql_state(exception: Any) -> str | None:
-    from py4j.protocol import Py4JError
+def shut_down_derby(jvm: Any, url: str) -> str | None:
+    """Ask Derby to shut down what `url` names (the engine, or a database):
+    the SQL state of its answer, which is an error when it did (XJ015, 08006);
+    None when it answered otherwise."""
+    from py4j.protocol import Py4JError, Py4JJavaError
 
     try:
-        return str(exception.getSQLState())
-    except Py4JError:  # not an SQLException
-        return None
+        jvm.java.sql.DriverManager.getConnection(url)
+    except Py4JJavaError as error:
+        try:
+            return str(error.java_exception.getSQLState())
+        except Py4JError:  # not an SQLException
+            return None
+    return None
