@@ -78,8 +78,17 @@ class Held:
         self.process.stdin.flush()
 
     def hits(self) -> int:
+        """Threads held so far: each hit's line counted once it is whole (jdb
+        writes it a character at a time, and the line names where it is)."""
         with self._lock:
-            return self.output.count(HIT)
+            return len(re.findall(re.escape(HIT) + r"[^\n]*\n", self.output))
+
+    def hit_lines(self) -> list[str]:
+        """What jdb said of each thread held, in order."""
+        with self._lock:
+            return [
+                line.strip() for line in re.findall(re.escape(HIT) + r"([^\n]*)\n", self.output)
+            ]
 
     def wait(
         self,

@@ -748,7 +748,7 @@ class Chain:
             try:
                 with jvm_breakpoints.attach(child.log, child.process, list(point.methods)) as held:
                     held.wait(1, child.process, timeout=timeout)
-                    seen = held.output.split(jvm_breakpoints.HIT, 1)[1].splitlines()[0].strip()
+                    seen = held.hit_lines()[0]
             except AssertionError as exc:
                 raise ChainFailed(f"{point.name}: {exc}\n{child.tail()}") from exc
             finally:
