@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -238,7 +239,7 @@ def leave(session: Any | None, metastore_url: str, next_lake: Path, keep_context
     elif session is not None:
         session.stop()
     field.set(holder, None)
-    forget_catalog_pools(jvm)
+    forget_catalog_pools(jvm, close_in_background=True)
     if metastore_url.startswith("jdbc:derby:"):
         _restart_derby(jvm, next_lake)
     lake_lock.release()
@@ -258,7 +259,7 @@ def _hudi_client_field(jvm: Any) -> tuple[Any, Any]:
     return field.getDeclaringClass().getField("MODULE$").get(None), field
 
 
-def forget_catalog_pools(jvm: Any) -> None:
+def forget_catalog_pools(jvm: Any, close_in_background: bool = False) -> None:
     """Close Hive's pools of connections to the catalog database, and forget
     them, so that the next catalog call opens the current lake's database.
     Hive keeps one of each per JVM, made with the URL of the first call that
@@ -266,23 +267,40 @@ def forget_catalog_pools(jvm: Any) -> None:
     (TxnHandler, which a dropped schema reaches through Hive's ACID
     listener). Left open, each reopened the lake's database after the move
     had shut it down, and the transaction handler's wrote to it from the next
-    lake's session."""
-    from py4j.protocol import Py4JError
+    lake's session.
 
+    `close_in_background`: the forgotten pools are closed on a thread of
+    their own. Closing the store's (DataNucleus' factory, its caches and
+    connections) is most of a move's time, and nothing waits for it: once
+    forgotten, no call reaches a pool, and Derby shuts their connections down
+    with the lake's database all the same."""
+    pools = []
     for class_name, fields in HIVE_POOLS.items():
         for name in fields:
             field = static_field(jvm, class_name, name)
             pool = field.get(None)
-            if pool is None:
-                continue
-            try:
-                pool.close()
-            except Py4JError as error:  # forgotten, and the database shut down, all the same
-                logger.debug(f"Hive's {class_name}.{name} not closed: {error}")
-            field.set(None, None)
+            if pool is not None:
+                pools.append((f"{class_name}.{name}", pool))
+                field.set(None, None)
     # The settings the store's pool was made with: forgotten with it, so that
     # the next store makes a pool rather than closing this one again.
     static_field(jvm, OBJECT_STORE, "prop").set(None, None)
+    if close_in_background:
+        threading.Thread(
+            target=_close, args=(pools,), name="close-catalog-pools", daemon=True
+        ).start()
+    else:
+        _close(pools)
+
+
+def _close(pools: list[tuple[str, Any]]) -> None:
+    from py4j.protocol import Py4JError
+
+    for name, pool in pools:
+        try:
+            pool.close()
+        except Py4JError as error:  # forgotten, and the database shut down, all the same
+            logger.debug(f"Hive's {name} not closed: {error}")
 
 
 def static_field(jvm: Any, class_name: str, name: str) -> Any:
