@@ -10,6 +10,7 @@ connection validation), the same classes on each engine:
 
 - dbt-spark: plain dbt-spark's `method: session` on a SparkSession started
   with the same Hudi bundle, extension and catalog, one Derby metastore;
+- dbt-spark-hudi: the same, writing every model and seed as a Hudi table;
 - lakehouse: dbt-lakehouse with the profile's three lines and nothing else
   (`lake_dir` unset: each project's lake is its own `.lake`), warm start as
   it defaults in a process calling dbt;
@@ -128,14 +129,26 @@ def dbt_profile_target():
     return {"type": "spark", "method": "session", "host": "NA", "schema": "dbt"}
 """
 
-# dbt-spark writing its tables as Hudi tables, as dbt-lakehouse does by default.
+# dbt-spark writing its tables as Hudi tables, as dbt-lakehouse does by default:
+# `+file_format: hudi` on every model and seed, added to the project file the
+# case writes (a `project_config_update` of the conftest's own would be
+# replaced by each case class's, and most classes have one).
 DBT_SPARK_HUDI_CONFTEST = (
     DBT_SPARK_CONFTEST
     + """
+import yaml
+from dbt.tests.util import write_file
+
 
 @pytest.fixture(scope="class")
-def project_config_update():
-    return {"models": {"+file_format": "hudi"}, "seeds": {"+file_format": "hudi"}}
+def dbt_project_yml(project_root, project_config_update):
+    config = {"name": "test", "profile": "test", "flags": {"send_anonymous_usage_stats": False}}
+    update = project_config_update or {}
+    config.update(yaml.safe_load(update) if isinstance(update, str) else update)
+    for resource in ("models", "seeds"):
+        config[resource] = {**(config.get(resource) or {}), "+file_format": "hudi"}
+    write_file(yaml.safe_dump(config), project_root, "dbt_project.yml")
+    return config
 """
 )
 
