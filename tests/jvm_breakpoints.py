@@ -41,6 +41,8 @@ PROFILE_JAVA_OPTIONS = {"spark.driver.extraJavaOptions": "{{ env_var('" + OPTION
 HELD_ENV = {OPTIONS_ENV: AGENT, "LAKEHOUSE_CLASS_DATA": "0"}
 LISTENING = re.compile(r"Listening for transport dt_socket at address: (\d+)")
 HIT = "Breakpoint hit:"
+# A hit's whole line (jdb writes it a character at a time): where the thread is.
+HIT_LINE = re.compile(re.escape(HIT) + r"([^\n]*)\n")
 
 
 class Held:
@@ -78,17 +80,13 @@ class Held:
         self.process.stdin.flush()
 
     def hits(self) -> int:
-        """Threads held so far: each hit's line counted once it is whole (jdb
-        writes it a character at a time, and the line names where it is)."""
-        with self._lock:
-            return len(re.findall(re.escape(HIT) + r"[^\n]*\n", self.output))
+        """Threads held so far, each counted once jdb's line about it is whole."""
+        return len(self.hit_lines())
 
     def hit_lines(self) -> list[str]:
         """What jdb said of each thread held, in order."""
         with self._lock:
-            return [
-                line.strip() for line in re.findall(re.escape(HIT) + r"([^\n]*)\n", self.output)
-            ]
+            return [line.strip() for line in HIT_LINE.findall(self.output)]
 
     def wait(
         self,
