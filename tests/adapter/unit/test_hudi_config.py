@@ -1,6 +1,7 @@
 """Parsing and validation of the lake-format configs (pure Python, no Spark)."""
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -155,6 +156,21 @@ def test_key_columns_must_be_in_the_model_output():
     with pytest.raises(LakeConfigError) as excinfo:
         lake.check_columns(["event_id", "event_date"])
     assert_error(excinfo, "precombine_key", "event_version", "event_date, event_id")
+
+
+def test_a_new_tables_columns_are_the_models_with_the_partition_columns_last():
+    """The first write's INSERT is by position, in this order (Hudi's CREATE
+    moves partition columns last; test_table_rebuilds.py writes such a table)."""
+    lake = parse(unique_key="id", partition_by=["Day", "region"])
+    columns = [SimpleNamespace(name=n) for n in ("id", "day", "amount", "region", "note")]
+    assert [c.name for c in lake.created_columns(columns)] == [
+        "id",
+        "amount",
+        "note",
+        "day",
+        "region",
+    ]
+    assert parse().created_columns(columns) == columns
 
 
 def test_the_docs_strategy_table_is_the_adapters():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from dbt.adapters.lakehouse import strategies
 from dbt.adapters.lakehouse.relation_configs.base import Changeset, LakeSetting, LiveTable
@@ -86,6 +86,13 @@ COMPONENTS: tuple[type[LakeSetting], ...] = (
 SETTINGS: tuple[type[LakeSetting], ...] = (*COMPONENTS, WriteOperation)
 
 Component = TypeVar("Component", bound=LakeSetting)
+
+
+class _Named(Protocol):
+    name: str
+
+
+_Column = TypeVar("_Column", bound=_Named)
 
 
 def owned_keys() -> dict[str, type[LakeSetting]]:
@@ -249,6 +256,17 @@ class HudiTableConfig(KeyedTable):
         options.update(self.extra_table_options)
         options.update(self.table_properties())
         return options
+
+    def created_columns(self, columns: Sequence[_Column]) -> list[_Column]:
+        """The columns of the table lakehouse_create_hudi_table makes of
+        `columns`, in the table's order: Hudi puts the partition columns last,
+        in the order the model outputs them (its CREATE refuses a
+        partition_by in another order). A write's INSERT is by position, so
+        the first write to a new table takes this order without describing
+        the table it has just created."""
+        partition = {name.lower() for name in self.partition_by}
+        data = [c for c in columns if c.name.lower() not in partition]
+        return data + [c for c in columns if c.name.lower() in partition]
 
     def changed_properties(self, tblproperties: Mapping[str, str]) -> dict[str, str]:
         """Mutable settings and plain properties whose value on the table differs from the model's."""

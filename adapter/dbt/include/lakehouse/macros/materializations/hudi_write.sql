@@ -91,7 +91,7 @@
         'target_relation': target_relation,
         'temp_relation': temp_relation,
         'unique_key': lake.record_key,
-        'dest_columns': adapter.get_columns_in_relation(target_relation),
+        'dest_columns': lake.created_columns(columns) if create else adapter.get_columns_in_relation(target_relation),
         'source_columns': columns,
         'incremental_predicates': config.get('incremental_predicates') or config.get('predicates'),
     } -%}
