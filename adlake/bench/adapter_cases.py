@@ -14,6 +14,9 @@ connection validation), the same classes on each engine:
 - lakehouse: dbt-lakehouse with the profile's three lines and nothing else
   (`lake_dir` unset: each project's lake is its own `.lake`), warm start as
   it defaults in a process calling dbt;
+- lakehouse-parquet: the same, writing every model and seed as parquet, as
+  dbt-spark does by default (dbt-spark's materializations, on dbt-lakehouse's
+  session): what the session costs, apart from the table format;
 - lakehouse-warm-off: the same with LAKEHOUSE_WARM_START=0;
 - lakehouse-warm-on: the same with LAKEHOUSE_WARM_START=1 (a server per lake,
   at most three at once: warm_registry.py).
@@ -129,33 +132,37 @@ def dbt_profile_target():
     return {"type": "spark", "method": "session", "host": "NA", "schema": "dbt"}
 """
 
-# dbt-spark writing its tables as Hudi tables, as dbt-lakehouse does by default:
-# `+file_format: hudi` on every model and seed, added to the project file the
-# case writes (a `project_config_update` of the conftest's own would be
-# replaced by each case class's, and most classes have one).
-DBT_SPARK_HUDI_CONFTEST = (
-    DBT_SPARK_CONFTEST
-    + """
+
+def with_file_format(conftest: str, file_format: str) -> str:
+    """`conftest` with `+file_format: <file_format>` on every model and seed,
+    added to the project file each case writes (a `project_config_update` of
+    the conftest's own would be replaced by each case class's, and most
+    classes have one)."""
+    return (
+        conftest
+        + f"""
 import yaml
 from dbt.tests.util import write_file
 
 
 @pytest.fixture(scope="class")
 def dbt_project_yml(project_root, project_config_update):
-    config = {"name": "test", "profile": "test", "flags": {"send_anonymous_usage_stats": False}}
-    update = project_config_update or {}
+    config = {{"name": "test", "profile": "test", "flags": {{"send_anonymous_usage_stats": False}}}}
+    update = project_config_update or {{}}
     config.update(yaml.safe_load(update) if isinstance(update, str) else update)
     for resource in ("models", "seeds"):
-        config[resource] = {**(config.get(resource) or {}), "+file_format": "hudi"}
+        config[resource] = {{**(config.get(resource) or {{}}), "+file_format": {file_format!r}}}
     write_file(yaml.safe_dump(config), project_root, "dbt_project.yml")
     return config
 """
-)
+    )
+
 
 VARIANTS = {
     "dbt-spark": (DBT_SPARK_CONFTEST, {}),
-    "dbt-spark-hudi": (DBT_SPARK_HUDI_CONFTEST, {}),
+    "dbt-spark-hudi": (with_file_format(DBT_SPARK_CONFTEST, "hudi"), {}),
     "lakehouse": (LAKEHOUSE_CONFTEST, {}),
+    "lakehouse-parquet": (with_file_format(LAKEHOUSE_CONFTEST, "parquet"), {}),
     "lakehouse-warm-off": (LAKEHOUSE_CONFTEST, {"LAKEHOUSE_WARM_START": "0"}),
     "lakehouse-warm-on": (LAKEHOUSE_CONFTEST, {"LAKEHOUSE_WARM_START": "1"}),
 }
