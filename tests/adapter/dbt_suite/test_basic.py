@@ -49,6 +49,30 @@ class TestIncremental(BaseIncremental):
     pass
 
 
+# A dbt-spark project's parquet models (dbt-spark's default file format):
+# dbt-spark's `table` and `incremental` materializations, on this adapter's session.
+PARQUET = {"models": {"+file_format": "parquet"}, "seeds": {"+file_format": "parquet"}}
+
+
+class TestSimpleMaterializationsParquet(BaseSimpleMaterializations):
+    @pytest.fixture(scope="class")
+    def project_config_update(self):
+        return {"name": "base", **PARQUET}
+
+
+class TestIncrementalParquet(BaseIncremental):
+    @pytest.fixture(scope="class")
+    def project_config_update(self):
+        return {"name": "incremental", **PARQUET}
+
+    def test_incremental(self, project):
+        super().test_incremental(project)
+        rows = project.run_sql(
+            f"describe table extended {project.test_schema}.incremental", fetch="all"
+        )
+        assert {r[0]: r[1] for r in rows}["Provider"] == "parquet"
+
+
 class TestGenericTests(BaseGenericTests):
     pass
 

@@ -1,8 +1,14 @@
+{#- A Hudi, Iceberg or Delta model is written through the adapter's write
+    paths; a model of another format (parquet, orc, ...) keeps dbt-spark's
+    materialization and strategies (append, insert_overwrite), as a `table`
+    model of one does. -#}
 {% materialization incremental, adapter='lakehouse', supported_languages=['sql'] -%}
-  {%- do lakehouse_check_table_format() -%}
   {%- set fmt = lakehouse_file_format() -%}
   {%- if not should_full_refresh() -%}
     {%- do lakehouse_check_stored_format(load_relation(this), fmt) -%}
+  {%- endif -%}
+  {%- if fmt not in adapter.table_formats() -%}
+    {{ return(materialization_incremental_spark()) }}
   {%- endif -%}
   {{ run_hooks(pre_hooks) }}
   {%- if fmt == 'hudi' -%}
@@ -34,18 +40,6 @@
 {% macro lake_nothing_to_read() -%}
   {%- if execute -%}
     {%- do adapter.note_nothing_to_read(model) -%}
-  {%- endif -%}
-{%- endmacro %}
-
-
-{#- The table formats a lake model may be written in (the adapter's table_formats.py). -#}
-{% macro lakehouse_check_table_format() -%}
-  {%- set formats = adapter.table_formats() -%}
-  {%- if lakehouse_file_format() not in formats -%}
-    {{ exceptions.raise_compiler_error(
-        "Model '" ~ model.name ~ "': file_format '" ~ lakehouse_file_format() ~ "' is not a table format "
-        ~ "dbt-lakehouse writes " ~ model.config.materialized ~ " models in; use one of: " ~ formats | join(', ')
-        ~ " (or remove file_format: " ~ formats[0] ~ ").") }}
   {%- endif -%}
 {%- endmacro %}
 
