@@ -286,8 +286,7 @@ class HudiTableConfig(KeyedTable):
             # Nothing stored to look a key up in and no small file to grow:
             # Hudi's bulk insert writes the batch's files without the index
             # lookup and the workload profile an upsert or an insert runs
-            # first (a first write of a few rows took about half the time),
-            # keeping one row per key as the upsert would.
+            # first, keeping one row per key as the upsert would.
             settings[INSERT_INTO_OPERATION] = "bulk_insert"
             if self.record_key:
                 settings[COMBINE_BEFORE_INSERT] = "true"
