@@ -95,18 +95,6 @@ def test_each_strategy_sets_its_write_operation(strategy, operation):
     assert settings["hoodie.x"] == "1"
 
 
-@pytest.mark.parametrize("unique_key", [None, "id"])
-def test_a_first_load_is_a_bulk_insert_keeping_one_row_per_key(unique_key):
-    lake = parse(unique_key=unique_key)
-    settings = lake.write_settings(lake.default_strategy, first_load=True)
-    assert settings["hoodie.spark.sql.insert.into.operation"] == "bulk_insert"
-    assert settings.get("hoodie.combine.before.insert") == ("true" if unique_key else None)
-    assert lake.write_settings(lake.default_strategy)["hoodie.spark.sql.insert.into.operation"] in (
-        "insert",
-        "upsert",
-    )
-
-
 def assert_error(excinfo, *fragments):
     message = str(excinfo.value)
     assert "dwd_billing_events" in message
