@@ -1,5 +1,6 @@
 """dbt's basic adapter classes on Hudi tables: `table` and `incremental` models
-are Hudi tables here (the adapter's default file format), seeds are parquet."""
+are Hudi tables here (the adapter's default file format), seeds are parquet;
+the *Parquet classes write their models as parquet, as a dbt-spark project does."""
 
 import pytest
 from dbt.tests.adapter.basic import expected_catalog
