@@ -17,7 +17,7 @@
     them). Other formats: dbt-spark. -#}
 {% macro lakehouse__create_csv_table(model, agate_table) -%}
   {%- set fmt = lakehouse_file_format() -%}
-  {%- if fmt not in ('hudi', 'iceberg', 'delta') -%}
+  {%- if fmt not in adapter.table_formats() -%}
     {{ return(spark__create_csv_table(model, agate_table)) }}
   {%- endif -%}
   {%- set lake = adapter.hudi_config(model) if fmt == 'hudi' else lakehouse_merge_config(model) -%}

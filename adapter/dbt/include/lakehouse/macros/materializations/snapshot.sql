@@ -13,7 +13,7 @@
 
 {% materialization snapshot, adapter='lakehouse' %}
   {%- set fmt = lakehouse_file_format() -%}
-  {%- if fmt not in ('hudi', 'iceberg', 'delta') -%}
+  {%- if fmt not in adapter.table_formats() -%}
     {{ return(materialization_snapshot_spark()) }}
   {%- endif -%}
   {#- (Iceberg and Delta: the same MERGE on the scd id.) -#}

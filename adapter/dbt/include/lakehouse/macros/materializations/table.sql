@@ -5,7 +5,7 @@
     has a new commit (see the adapter's unchanged_builds.py). -#}
 {% materialization table, adapter='lakehouse', supported_languages=['sql', 'python'] -%}
   {%- set fmt = lakehouse_file_format() -%}
-  {%- if fmt not in ('hudi', 'iceberg', 'delta') or model.language != 'sql' -%}
+  {%- if fmt not in adapter.table_formats() or model.language != 'sql' -%}
     {{ return(materialization_table_spark()) }}
   {%- endif -%}
   {{ run_hooks(pre_hooks) }}
