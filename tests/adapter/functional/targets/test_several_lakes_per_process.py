@@ -8,6 +8,7 @@ refused before anything is written."""
 from __future__ import annotations
 
 import fcntl
+import json
 import queue
 import threading
 from pathlib import Path
@@ -15,8 +16,9 @@ from pathlib import Path
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
+from adlake.bench import lake_moves
 from dbt.adapters.lakehouse import embedded_session
-from tests.dbt_harness import DbtProject, failures, profile_yaml, spark
+from tests.dbt_harness import DbtProject, failures, hudi_jar, profile_yaml, spark
 
 PAYMENTS = "id,amount\n1,10.25\n2,20.50\n3,30.75\n"
 MORE_PAYMENTS = "4,40.00\n5,0.01\n"
@@ -192,6 +194,25 @@ def test_a_lake_the_jvm_cannot_serve_is_refused_before_anything_is_written(proje
     assert not other.table_dir("second").exists()
     project.dbt("run")  # the suite's lake still works in this process
     assert project.scalar("select count(*) from {schema}.first") == 1
+
+
+def test_the_lake_moves_benchmark_builds_a_table_in_each_new_lake(project, tmp_path):
+    """`python -m adlake.bench.lake_moves` on three new lakes, in this
+    process: each lake got its own schema and table (the same names in each:
+    a move that left the session on the last lake's catalog fails it), and
+    the figures of each step are there. No time is asserted."""
+    project.model("first", MODEL)
+    project.dbt("run")  # the worker's session, started with the suite's profile
+    figures_file = tmp_path / "moves.json"
+    work = tmp_path / "moves"
+    argv = ["--lakes", "3", "--work", str(work), "--json", str(figures_file)]
+    assert lake_moves.main([*argv, "--hudi-jar", str(hudi_jar())]) == 0
+    for number in (1, 2, 3):
+        assert (work / f"lake{number}" / "warehouse" / "s.db" / "t").is_dir(), number
+    figures = json.loads(figures_file.read_text())
+    assert set(figures["new lake"]) == {"move", *lake_moves.STATEMENTS}
+    assert set(figures["new schema, one catalog"]) == set(lake_moves.STATEMENTS)
+    assert all(seconds > 0 for seconds in figures["new lake"].values())
 
 
 @pytest.fixture(autouse=True)
