@@ -19,10 +19,11 @@ is running on the current one:
    keeps its scratch folder, `spark.local.dir`, in the lake it started on; a
    move from a context whose scratch folder was removed starts a new one.)
 
-A move is about half a second (a second with a new context) where a JVM
-start is 10-20 s (docs/freshness-and-benchmarks.md, "Several projects in one
-process"), and a new lake's catalog database is a copy of an empty one
-(catalog_template.py). What the JVM was launched with stays (its heap, jars,
+A move and the new lake's first catalog call take about 0.7 s where a JVM
+start is 10-20 s (`python -m adlake.bench.lake_moves`; most of it is Hive
+starting on the new lake's Derby database: docs/freshness-and-benchmarks.md,
+"Several projects in one process"), and a new lake's catalog database is a
+copy of an empty one (catalog_template.py). What the JVM was launched with stays (its heap, jars,
 class path and flags): a profile that needs other launch settings gets an
 error naming them rather than a session without them.
 
