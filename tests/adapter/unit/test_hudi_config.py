@@ -95,6 +95,24 @@ def test_each_strategy_sets_its_write_operation(strategy, operation):
     assert settings["hoodie.x"] == "1"
 
 
+@pytest.mark.parametrize("unique_key", [None, "id"])
+def test_a_first_load_is_a_bulk_insert_keeping_one_row_per_key(unique_key):
+    lake = parse(unique_key=unique_key)
+    settings = lake.write_settings(lake.default_strategy, first_load=True)
+    assert settings["hoodie.spark.sql.insert.into.operation"] == "bulk_insert"
+    assert settings.get("hoodie.combine.before.insert") == ("true" if unique_key else None)
+    later = lake.write_settings(lake.default_strategy)["hoodie.spark.sql.insert.into.operation"]
+    assert later in ("insert", "upsert")
+
+
+def test_a_first_load_with_a_key_of_several_columns_upserts():
+    """Hudi 1.2's bulk insert refuses a null in any column of such a key,
+    which its upsert stores (dbt's BaseIncrementalUniqueKey, three columns)."""
+    lake = parse(unique_key=["state", "county", "city"])
+    settings = lake.write_settings(lake.default_strategy, first_load=True)
+    assert settings["hoodie.spark.sql.insert.into.operation"] == "upsert"
+
+
 def assert_error(excinfo, *fragments):
     message = str(excinfo.value)
     assert "dwd_billing_events" in message

@@ -475,14 +475,16 @@ class LakehouseAdapter(SparkAdapter):
         strategy: str,
         record_positions_of: Any = None,
         whole_table: bool = False,
+        first_load: bool = False,
     ) -> str:
         """Set this write's session settings: the model's lake settings for
         `strategy`, and, for the commit that closes a model's run
         (`record_positions_of` is the model), the upstream positions it
         consumed and what it was built from, which Hudi copies into that
         commit's extra metadata. `whole_table`: an overwrite replaces the
-        whole table (a rebuild in place)."""
-        settings: dict[str, Any] = lake.write_settings(strategy, whole_table)
+        whole table (a rebuild in place); `first_load`: the first write to a
+        table this run created (HudiTableConfig.write_settings)."""
+        settings: dict[str, Any] = lake.write_settings(strategy, whole_table, first_load)
         if record_positions_of is not None:
             settings.update(self.position_settings(record_positions_of))
         self.replace_write_settings(settings)

@@ -49,7 +49,9 @@
     {%- call statement('create_table') -%}
       {{ lakehouse_create_hudi_table(target_relation, columns, lake) }}
     {%- endcall -%}
-    {#- The first load of a keyed table upserts (dedup by key); a keyless one appends. -#}
+    {#- The first load of a keyed table upserts (dedup by key), a keyless one
+        appends; a keyless or single-column-key one as Hudi's bulk insert
+        (write_settings' first_load). -#}
     {%- set strategy = lake.default_strategy -%}
   {%- else -%}
     {#- What the table's settings need: properties altered in place, or a
@@ -102,7 +104,7 @@
         properties), so each write sets what it needs and clears them after;
         sessions are per connection, so this never reaches another thread's write. -#}
     {%- set has_deletes = lake.delete_condition and lakehouse_has_deletes(temp_relation, lake) -%}
-    {%- do adapter.apply_write_settings(lake, strategy, none if has_deletes else model, whole_table=in_place) -%}
+    {%- do adapter.apply_write_settings(lake, strategy, none if has_deletes else model, whole_table=in_place, first_load=create) -%}
     {%- call statement('main') -%}
       {{ strategy_sql_macro(arg_dict) }}
     {%- endcall -%}
