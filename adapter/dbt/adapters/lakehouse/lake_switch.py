@@ -23,9 +23,10 @@ A move and the new lake's first catalog call take about 0.7 s where a JVM
 start is 10-20 s (`python -m adlake.bench.lake_moves`; most of it is Hive
 starting on the new lake's Derby database: docs/freshness-and-benchmarks.md,
 "Several projects in one process"), and a new lake's catalog database is a
-copy of an empty one (catalog_template.py). What the JVM was launched with stays (its heap, jars,
-class path and flags): a profile that needs other launch settings gets an
-error naming them rather than a session without them.
+copy of an empty one (catalog_template.py). What the JVM was launched with
+stays (its heap, jars, class path and flags): a profile that needs other
+launch settings gets an error naming them rather than a session without
+them.
 
 What Hive, Hudi and Derby keep for the life of the JVM is put right (each
 was seen to write or read the first lake's catalog from the next lake's
