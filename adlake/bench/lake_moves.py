@@ -123,12 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     for number in range(1, args.lakes + 1):
         lake = work / f"lake{number}"
         figures = {"move": _timed(lambda lake=lake: session_on(lake))}
-        figures |= _statements(session_on(lake), "s")
+        session = session_on(lake)  # (the session the move made)
+        figures |= _statements(session, "s")
         moves.append(figures)
         print(", ".join(f"{k} {v:.3f} s" for k, v in figures.items()), f"(lake {number})")
     if args.jfr:
-        _jfr(_jvm_pid(session_on(lake)), "JFR.dump", "name=lake_moves", f"filename={args.jfr}")
-    shared = [_statements(session_on(lake), f"shared_{n}") for n in range(args.lakes)]
+        _jfr(_jvm_pid(session), "JFR.dump", "name=lake_moves", f"filename={args.jfr}")
+    shared = [_statements(session, f"shared_{n}") for n in range(args.lakes)]
 
     kept = moves[2:] or moves
     result = {
