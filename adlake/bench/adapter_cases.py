@@ -18,8 +18,9 @@ connection validation), the same classes on each engine:
   dbt-spark does by default (dbt-spark's materializations, on dbt-lakehouse's
   session): what the session costs, apart from the table format;
 - lakehouse-warm-off: the same with LAKEHOUSE_WARM_START=0;
-- lakehouse-warm-on: the same with LAKEHOUSE_WARM_START=1 (a server per lake,
-  at most three at once: warm_registry.py).
+- lakehouse-warm-on: the same with LAKEHOUSE_WARM_START=1 (the first lake's
+  server started, the other lakes run on the process's own Spark:
+  warm_client.py).
 
 Each variant is one pytest process (wall time from its start to its exit),
 with its own registry of warm servers, stopped at the end; it counts the warm

@@ -249,6 +249,34 @@ def _leave_for(lake: Path, location: str, launch: dict[str, str], conf: dict[str
     return keep_context
 
 
+def process_lake() -> Path | None:
+    """The lake this process's embedded session is on, while it runs."""
+    return _started.lake if _started is not None and _active_session() is not None else None
+
+
+def can_take(lake_dir: str, hudi_jar: str | None, master: str, spark_conf: dict[str, str]) -> bool:
+    """Whether root_session would give this profile a session in this process
+    without refusing it: no JVM runs yet, or the one running is on this lake,
+    or can move to it (launched with the same settings: lake_switch.py)."""
+    if _started is None:
+        return True
+    lake = Path(lake_dir).resolve()
+    if _started.lake == lake:
+        return True
+    if not _started.can_switch:
+        return False
+    jar = hudi_bundle.resolve(hudi_jar, notify=logger.info)
+    formats = table_formats.decode(spark_conf.get(table_formats.FORMATS_CONF))
+    location = _warehouse(lake, spark_conf)
+    conf, _ = _session_conf(lake, location, jar, master, spark_conf, formats, moved=True)
+    launch = lake_switch.launch_settings(conf, lake, LAUNCH_PREFIXES)
+    return not lake_switch.differences(_started.launched_with, launch)
+
+
+def _warehouse(lake: Path, spark_conf: dict[str, str]) -> str:
+    return spark_conf.get("spark.sql.warehouse.dir", str(lake / "warehouse"))
+
+
 def root_session(
     lake_dir: str,
     hudi_jar: str | None,
@@ -267,7 +295,7 @@ def root_session(
     # rather than as a class-loading stack trace from a JVM already started.
     hudi_bundle.installed_bundle()
     lake = Path(lake_dir).resolve()
-    location = spark_conf.get("spark.sql.warehouse.dir", str(lake / "warehouse"))
+    location = _warehouse(lake, spark_conf)
     formats = table_formats.decode(spark_conf.get(table_formats.FORMATS_CONF))
     with _start_lock:
         session = _active_session()

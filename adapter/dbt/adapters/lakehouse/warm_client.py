@@ -39,7 +39,13 @@ from typing import IO, TYPE_CHECKING, Any
 from dbt.adapters.events.logging import AdapterLogger
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import hudi_bundle, warm_jars, warm_registry, warm_state
+from dbt.adapters.lakehouse import (
+    embedded_session,
+    hudi_bundle,
+    warm_jars,
+    warm_registry,
+    warm_state,
+)
 from dbt.adapters.lakehouse.__version__ import version as ADAPTER_VERSION
 from dbt.adapters.lakehouse.connect_session import ConnectConnection, Endpoint
 from dbt.adapters.lakehouse.embedded_session import SessionCursor
@@ -62,12 +68,19 @@ _attached: dict[Path, Attached] = {}
 # Why warm start cannot run in this process (said once), if it cannot.
 _unavailable: list[str] = []
 # Lakes whose server could not start here (every warm server in use at the
-# cap): this process runs their Spark in-process.
+# cap), or would not pay (OwnSpark): this process runs their Spark in-process.
 _in_process: set[Path] = set()
+# Every lake this process has used a warm server of.
+_served: set[Path] = set()
 
 
 class NoRoom(Exception):
     """The cap of warm servers is reached and every one is in use."""
+
+
+class OwnSpark(Exception):
+    """The lake has no warm server, and starting one would not pay: this
+    process already runs dbt on another lake (see _own_spark_pays)."""
 
 
 class Attached:
@@ -212,11 +225,17 @@ def open_connection(creds: LakehouseCredentials) -> WarmConnection | None:
                 return None
             try:
                 attached = _attach(lake, creds, server_settings(creds, jars))
-            except NoRoom as exc:
+            except (NoRoom, OwnSpark) as exc:
                 _in_process.add(lake)
                 logger.info(f"This run's Spark runs in-process: {exc}")
+                if isinstance(exc, OwnSpark):
+                    # The process's own Spark moves here: the lakes it left
+                    # are free for other dbt processes, as after a move.
+                    for other in list(_attached):
+                        _release_if_idle(other)
                 return None
             _attached[lake] = attached
+            _served.add(lake)
     if attached.lost():
         raise attached.lost_error()
     return WarmConnection(creds, attached)
@@ -265,6 +284,10 @@ def _attach(lake: Path, creds: LakehouseCredentials, settings: dict[str, Any]) -
             return attached
         logger.info(f"Stopping the lake's warm Spark server (pid {state.pid}): {reason}.")
         warm_state.terminate(state, graceful=not warm_state.previous_client_died(previous))
+    own_spark = _own_spark_pays(lake, creds)
+    if own_spark is not None:
+        attached.release()
+        raise OwnSpark(own_spark)
     heap = warm_registry.heap_mb(creds.spark_conf)
     with warm_registry.locked():
         room, stopped = warm_registry.make_room(lake, heap, release=_release_if_idle)
@@ -278,6 +301,29 @@ def _attach(lake: Path, creds: LakehouseCredentials, settings: dict[str, Any]) -
         warm_registry.add(attached.process.pid, lake, heap)  # type: ignore[union-attr]
     _await_serving(attached, creds)
     return attached
+
+
+def _own_spark_pays(lake: Path, creds: LakehouseCredentials) -> str | None:
+    """Why this process should run a lake that has no warm server on its own
+    Spark rather than start one, if it should: it already runs dbt on another
+    lake (on that lake's server, or on its own Spark), as dbt's adapter tests,
+    a notebook or an orchestrator building several projects do. A server per
+    lake would cost each lake a JVM start (8 s or more); the process's own
+    Spark, started once, moves from lake to lake in about a second
+    (lake_switch.py). Not when that Spark was launched with settings this
+    profile's differ in (its heap, jars): a server is then the way to run it."""
+    own = embedded_session.process_lake()
+    others = sorted(str(other) for other in (_served | {own}) - {lake, None})
+    if not others:
+        return None
+    if not embedded_session.can_take(
+        creds.lake_dir, creds.hudi_jar, creds.master, creds.spark_conf
+    ):
+        return None
+    return (
+        f"this process already runs dbt on another lake ({others[0]}), and a warm server per "
+        "lake would cost each a JVM start, where this process's Spark moves from lake to lake"
+    )
 
 
 def _release_if_idle(lake: Path) -> None:

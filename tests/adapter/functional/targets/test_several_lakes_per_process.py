@@ -17,7 +17,7 @@ import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
 from adlake.bench import lake_moves
-from dbt.adapters.lakehouse import embedded_session
+from dbt.adapters.lakehouse import embedded_session, warm_state
 from tests.dbt_harness import DbtProject, failures, hudi_jar, profile_yaml, spark
 
 PAYMENTS = "id,amount\n1,10.25\n2,20.50\n3,30.75\n"
@@ -194,6 +194,20 @@ def test_a_lake_the_jvm_cannot_serve_is_refused_before_anything_is_written(proje
     assert not other.table_dir("second").exists()
     project.dbt("run")  # the suite's lake still works in this process
     assert project.scalar("select count(*) from {schema}.first") == 1
+
+
+def test_with_warm_start_on_a_new_lake_runs_on_this_process_s_spark(project, tmp_path, monkeypatch):
+    """A process that already runs Spark for one lake starts no warm server
+    for the next: its Spark moves there (warm_client.py, _own_spark_pays)."""
+    project.model("first", MODEL)
+    project.dbt("run")
+    monkeypatch.setenv("LAKEHOUSE_WARM_START", "1")
+    other = payments_project(tmp_path / "warm_on", project.schema + "_warm_on")
+    other.dbt("build")
+    assert embedded_session.process_lake() == other.lake_dir.resolve()
+    # No server started (one writes its state file before it serves).
+    assert warm_state.read_state(other.lake_dir) is None
+    assert other.scalar(CENTS) == 6150
 
 
 def test_the_lake_moves_benchmark_builds_a_table_in_each_new_lake(project, tmp_path):

@@ -111,6 +111,63 @@ def test_a_second_command_uses_the_server_the_first_started(warm):
     assert registration is not None and registration.status == warm_state.DONE
 
 
+# A program calling dbt in-process for several projects, one after the other.
+IN_PROCESS = """
+import json, sys
+from dbt.cli.main import dbtRunner
+
+for project in sys.argv[1:]:
+    where = ["--project-dir", project, "--profiles-dir", project]
+    assert dbtRunner().invoke(["run", "--vars", '{"batch": 3}', *where]).success
+    shown = dbtRunner().invoke(["show", "--inline", %r, *where]).result
+    rows = [[int(value) for value in row] for row in shown.results[0].agate_table.rows]
+    print("VALUES", json.dumps(rows))
+"""
+
+
+def test_a_process_running_a_second_lake_runs_it_on_its_own_spark_not_a_new_server(warm, tmp_path):
+    """With warm start on, a process calling dbt for several projects uses a
+    lake's server when one runs, and runs a lake without one on its own Spark
+    (which moves from lake to lake) rather than start a server per lake."""
+    started = warm.serving()
+    second = WarmLake(tmp_path / "second", {"events": EVENTS % IDS})
+    try:
+        script = IN_PROCESS % VALUES
+        process = subprocess.run(
+            [str(BIN / "python"), "-c", script, str(warm.project), str(second.project)],
+            env=warm.env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        second.remember()
+        output = process.stdout + process.stderr
+        assert process.returncode == 0, output
+        assert "Starting the lake's warm Spark server" not in output
+        assert (
+            "This run's Spark runs in-process: this process already runs dbt on another lake "
+            f"({warm.lake.resolve()})" in output
+        ), output
+        values = [
+            json.loads(line.split(" ", 1)[1])
+            for line in output.splitlines()
+            if line.startswith("VALUES ")
+        ]
+        assert values == [[list(expected(3))]] * 2, output
+        # The first lake's server served it and serves on; the second has none.
+        again = warm.state()
+        assert again is not None and (again.pid, again.port) == (started.pid, started.port)
+        assert warm_state.read_state(second.lake) is None
+        # The first lake was let go of when the process moved on: no run is
+        # left registered on it.
+        registration = warm_state.Registration.parse(
+            warm_state.client_lock_path(warm.lake).read_text()
+        )
+        assert registration is not None and registration.status == warm_state.DONE
+    finally:
+        second.stop_all()
+
+
 def test_a_process_with_warm_start_off_waits_then_names_the_server(warm):
     state = warm.serving()
     began = time.monotonic()
