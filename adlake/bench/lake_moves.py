@@ -57,9 +57,14 @@ PARTS = {
 
 
 def _timed(run) -> float:
+    return _timed_result(run)[0]
+
+
+def _timed_result(run):
+    """The seconds `run` took, and what it returned."""
     started = time.perf_counter()
-    run()
-    return time.perf_counter() - started
+    result = run()
+    return time.perf_counter() - started, result
 
 
 def _statements(session, schema: str) -> dict[str, float]:
@@ -122,9 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         _jfr(_jvm_pid(session), "JFR.start", "name=lake_moves", "settings=profile")
     for number in range(1, args.lakes + 1):
         lake = work / f"lake{number}"
-        figures = {"move": _timed(lambda lake=lake: session_on(lake))}
-        session = session_on(lake)  # (the session the move made)
-        figures |= _statements(session, "s")
+        seconds, session = _timed_result(lambda lake=lake: session_on(lake))
+        figures = {"move": seconds, **_statements(session, "s")}
         moves.append(figures)
         print(", ".join(f"{k} {v:.3f} s" for k, v in figures.items()), f"(lake {number})")
     if args.jfr:

@@ -268,13 +268,28 @@ def can_take(lake_dir: str, hudi_jar: str | None, master: str, spark_conf: dict[
     jar = hudi_bundle.resolve(hudi_jar, notify=logger.info)
     formats = table_formats.decode(spark_conf.get(table_formats.FORMATS_CONF))
     location = _warehouse(lake, spark_conf)
-    conf, _ = _session_conf(lake, location, jar, master, spark_conf, formats, moved=True)
-    launch = lake_switch.launch_settings(conf, lake, LAUNCH_PREFIXES)
+    _, _, launch = _wanted(lake, location, jar, master, spark_conf, formats, moved=True)
     return not lake_switch.differences(_started.launched_with, launch)
 
 
 def _warehouse(lake: Path, spark_conf: dict[str, str]) -> str:
     return spark_conf.get("spark.sql.warehouse.dir", str(lake / "warehouse"))
+
+
+def _wanted(
+    lake: Path,
+    location: str,
+    jar: Path,
+    master: str,
+    spark_conf: dict[str, str],
+    formats: list[str],
+    moved: bool,
+) -> tuple[dict[str, str], bool, dict[str, str]]:
+    """The session's settings for `lake` and whether its JVM can move (as
+    _session_conf), and the JVM launch settings among them, the lake's folder
+    put aside (to compare with the running JVM's)."""
+    conf, can_switch = _session_conf(lake, location, jar, master, spark_conf, formats, moved)
+    return conf, can_switch, lake_switch.launch_settings(conf, lake, LAUNCH_PREFIXES)
 
 
 def root_session(
@@ -324,8 +339,7 @@ def root_session(
         lake.mkdir(parents=True, exist_ok=True)
         # (after a move: every later session of this JVM)
         moved = _started is not None
-        conf, can_switch = _session_conf(lake, location, jar, master, spark_conf, formats, moved)
-        launch = lake_switch.launch_settings(conf, lake, LAUNCH_PREFIXES)
+        conf, can_switch, launch = _wanted(lake, location, jar, master, spark_conf, formats, moved)
         keep_context = False
         if _started is not None:
             # This JVM was launched for another lake (or its session stopped).
