@@ -20,7 +20,10 @@ connection validation), the same classes on each engine:
 - lakehouse-warm-off: the same with LAKEHOUSE_WARM_START=0;
 - lakehouse-warm-on: the same with LAKEHOUSE_WARM_START=1 (the first lake's
   server started, the other lakes run on the process's own Spark:
-  warm_client.py).
+  warm_client.py);
+- lakehouse-folder-warm-off and -warm-on: those two with `lake_catalog:
+  folder`, each lake's catalog kept as files in its folder rather than in
+  Hive's metastore on a Derby database of its own (lake_catalog.py).
 
 Each variant is one pytest process (wall time from its start to its exit),
 with its own registry of warm servers, stopped at the end; it counts the warm
@@ -107,6 +110,11 @@ def dbt_profile_target():
     return {"type": "lakehouse", "method": "session", "hudi_jar": HUDI_JAR}
 """
 
+# The same with each project's lake keeping its catalog in its folder.
+LAKEHOUSE_FOLDER_CONFTEST = LAKEHOUSE_CONFTEST.replace(
+    '"hudi_jar": HUDI_JAR}', '"hudi_jar": HUDI_JAR, "lake_catalog": "folder"}'
+)
+
 # dbt-spark's session method takes the process's SparkSession: this one,
 # started as Hudi's docs say, with its metastore in the work folder.
 DBT_SPARK_CONFTEST = """
@@ -166,6 +174,8 @@ VARIANTS = {
     "lakehouse-parquet": (with_file_format(LAKEHOUSE_CONFTEST, "parquet"), {}),
     "lakehouse-warm-off": (LAKEHOUSE_CONFTEST, {"LAKEHOUSE_WARM_START": "0"}),
     "lakehouse-warm-on": (LAKEHOUSE_CONFTEST, {"LAKEHOUSE_WARM_START": "1"}),
+    "lakehouse-folder-warm-off": (LAKEHOUSE_FOLDER_CONFTEST, {"LAKEHOUSE_WARM_START": "0"}),
+    "lakehouse-folder-warm-on": (LAKEHOUSE_FOLDER_CONFTEST, {"LAKEHOUSE_WARM_START": "1"}),
 }
 
 

@@ -2,7 +2,7 @@
 moved to the project's lake, against a new schema in the catalog it is on.
 
     python -m adlake.bench.lake_moves [--lakes 8] [--work DIR] [--json FILE] [--jfr FILE]
-        [--hudi-jar JAR]
+        [--hudi-jar JAR] [--lake-catalog metastore|folder]
 
 One process, one Spark JVM, as in dbt's adapter tests or an orchestrator
 calling dbt in-process (adapter/README.md, "Several projects in one
@@ -12,7 +12,9 @@ process"). For each of --lakes new lakes, in turn:
   catalog database shut down and its lock released, a session state of the
   lake's own on the same Spark context);
 - first catalog call: `create schema`, the lake's first (Hive and DataNucleus
-  start on the lake's Derby database, a copy of an empty one);
+  start on the lake's Derby database, a copy of an empty one; with
+  `--lake-catalog folder`, the schema's file written in the lake's catalog
+  folder, lake_catalog.py);
 - a small parquet `create table ... as select`, then `show tables`.
 
 Then the same statements on one lake, each in a new schema: what a new project
@@ -34,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from dbt.adapters.lakehouse import embedded_session, jdk
+from dbt.adapters.lakehouse import embedded_session, jdk, lake_catalog
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials
 
 STATEMENTS = {
@@ -114,11 +116,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--jfr", type=Path, default=None, help="record the moves' JVM profile here")
     parser.add_argument("--hudi-jar", default=None, help="the profile's hudi_jar (default: found)")
+    parser.add_argument(
+        "--lake-catalog",
+        choices=lake_catalog.KINDS,
+        default=lake_catalog.METASTORE,
+        help="where each lake keeps its catalog (the profile's lake_catalog)",
+    )
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="lake-moves-"))
 
     def session_on(lake: Path):
-        return embedded_session.root_session(str(lake), args.hudi_jar, MASTER, {})
+        conf = {lake_catalog.CONF: args.lake_catalog}
+        return embedded_session.root_session(str(lake), args.hudi_jar, MASTER, conf)
 
     moves: list[dict[str, float]] = []
     session = session_on(work / "lake0")

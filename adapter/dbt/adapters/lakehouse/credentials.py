@@ -14,8 +14,8 @@ from typing import Any
 from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import concurrency, storage, table_formats
-from dbt.adapters.lakehouse.metastore import shares_catalog
+from dbt.adapters.lakehouse import concurrency, lake_catalog, storage, table_formats
+from dbt.adapters.lakehouse.metastore import METASTORE_URL, shares_catalog
 
 # Runtime settings every connection gets, whatever the method. dbt-spark adds
 # spark.sql.ansi.enabled=false itself.
@@ -123,6 +123,11 @@ class LakehouseCredentials(SparkCredentials):
     # in Spark's memory (spilled to the local disk) rather than written to a
     # scratch table on the lake and read back (see memory_staging).
     stage_in_memory: bool = True
+    # session: where a lake keeps its catalog (lake_catalog.py): metastore
+    # (Hive's, on a Derby database in the lake, or the one spark_conf names)
+    # or folder (files in the lake's catalog folder). Unset: the lake's own
+    # kind; a new lake's, LAKEHOUSE_LAKE_CATALOG, else metastore.
+    lake_catalog: str | None = None
     # session: table formats its Spark loads besides those the project's
     # models are written in (table_formats.py), for a process that runs several
     # projects on one session.
@@ -149,6 +154,7 @@ class LakehouseCredentials(SparkCredentials):
                 storage.warehouse_location(self.lake_dir, self.warehouse_dir),
             )
         if self.method == LakehouseMethod.SESSION:
+            self._resolve_lake_catalog()
             self.add_table_formats(self.table_formats, "the profile's table_formats")
             self.warm_start = resolve_warm_start(self.warm_start)
             if self.warm_idle_timeout <= 0:
@@ -173,6 +179,22 @@ class LakehouseCredentials(SparkCredentials):
         for key, value in {**RUNTIME_DEFAULTS, **writers}.items():
             self.server_side_parameters.setdefault(key, value)
 
+    def _resolve_lake_catalog(self) -> None:
+        """lake_catalog, when the profile names it, checked and carried in
+        spark_conf (the session and the warm server's fingerprint read it
+        there); unset, the session follows the lake (lake_catalog.for_lake)."""
+        if self.lake_catalog is None:
+            return
+        kind = lake_catalog.check_kind(self.lake_catalog, "lake_catalog")
+        if kind == lake_catalog.FOLDER and shares_catalog(self.spark_conf):
+            raise DbtRuntimeError(
+                f"lake_catalog: {kind} keeps the lake's catalog in its folder, and spark_conf "
+                f"names a shared metastore ({METASTORE_URL}): keep one. A shared metastore "
+                f"is lake_catalog: {lake_catalog.METASTORE}."
+            )
+        self.lake_catalog = kind
+        self.spark_conf[lake_catalog.CONF] = kind
+
     def add_table_formats(self, formats: Iterable[str], where: str) -> None:
         """Have the embedded session load these formats too: a Spark setting,
         so that the warm server's fingerprint covers it (table_formats.py)."""
@@ -193,6 +215,7 @@ class LakehouseCredentials(SparkCredentials):
                 "method",
                 "schema",
                 "lake_dir",
+                "lake_catalog",
                 "warehouse_dir",
                 "master",
                 "warm_start",

@@ -28,6 +28,7 @@ from dbt.adapters.lakehouse import (
     connector_jars,
     format_jars,
     hudi_bundle,
+    lake_catalog,
     lake_lock,
     lake_switch,
     local_fs,
@@ -272,6 +273,14 @@ def can_take(lake_dir: str, hudi_jar: str | None, master: str, spark_conf: dict[
     return not lake_switch.differences(_started.launched_with, launch)
 
 
+def _catalog_folder(lake: Path, spark_conf: dict[str, str]) -> Path | None:
+    """The folder that holds the lake's catalog; None: Hive's metastore
+    holds it (lake_catalog.py)."""
+    if lake_catalog.for_lake(lake, spark_conf) == lake_catalog.FOLDER:
+        return lake / lake_catalog.FOLDER_NAME
+    return None
+
+
 def _warehouse(lake: Path, spark_conf: dict[str, str]) -> str:
     return spark_conf.get("spark.sql.warehouse.dir", str(lake / "warehouse"))
 
@@ -340,6 +349,7 @@ def root_session(
         # (after a move: every later session of this JVM)
         moved = _started is not None
         conf, can_switch, launch = _wanted(lake, location, jar, master, spark_conf, formats, moved)
+        catalog_folder = _catalog_folder(lake, spark_conf)
         keep_context = False
         if _started is not None:
             # This JVM was launched for another lake (or its session stopped).
@@ -361,21 +371,32 @@ def root_session(
             if options:
                 conf[JAVA_OPTIONS] = " ".join([conf[JAVA_OPTIONS], *options])
             _launch_gateway(conf)
-        # A new lake's catalog database starts as a copy of an empty one.
-        catalog_template.seed(
-            conf[METASTORE_URL], hudi_bundle.user_cache_root(), SparkContext._gateway, logger.debug
-        )
-        if can_switch:
-            lake_switch.use_catalog(conf[METASTORE_URL])
+        if catalog_folder is None:
+            # A new lake's catalog database starts as a copy of an empty one.
+            catalog_template.seed(
+                conf[METASTORE_URL],
+                hudi_bundle.user_cache_root(),
+                SparkContext._gateway,
+                logger.debug,
+            )
+            if can_switch:
+                lake_switch.use_catalog(conf[METASTORE_URL])
         if keep_context:
-            session = lake_switch.session_on_context(conf)
+            session = lake_switch.session_on_context(conf, catalog_folder)
         else:
             builder = SparkSession.builder
             for key, value in conf.items():
                 builder = builder.config(key, value)
             logger.debug(f"Starting embedded Spark ({master}), lake {lake}, Hudi bundle {jar}")
-            session = builder.enableHiveSupport().getOrCreate()
+            if catalog_folder is None:
+                builder = builder.enableHiveSupport()
+            session = builder.getOrCreate()
             session.sparkContext.setLogLevel("ERROR")
+            if catalog_folder is not None:
+                # The builder's session lends its context and extensions to
+                # one whose catalog is the lake's folder.
+                lake_switch.stop_status_listener(session)
+                session = lake_switch.session_on_context(conf, catalog_folder)
         try:
             store_probe.check_warehouse_reachable(session, location)
         except DbtRuntimeError:
@@ -393,7 +414,7 @@ def root_session(
             session,
             lake,
             location,
-            conf[METASTORE_URL],
+            conf[METASTORE_URL] if catalog_folder is None else "",
             launched_with,
             can_switch,
             context_conf,
@@ -416,6 +437,12 @@ def _session_conf(
     the session to another lake later (lake_switch.py); `moved`: whether the
     JVM has had a session before this one."""
     conf = hudi_session_conf(lake, jar, master)
+    # On the class path whatever this lake's kind: a later lake may be the other.
+    folder_catalog_jar = format_jars.folder_catalog_jar(hudi_bundle.user_cache_dir(), logger.debug)
+    if _catalog_folder(lake, spark_conf) is not None:
+        lake_catalog.require(folder_catalog_jar, lake)
+        # Spark's own catalog in memory, written through to the lake's folder.
+        conf["spark.sql.catalogImplementation"] = "in-memory"
     # Hadoop's local file system without a child process per file created.
     file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
     conf.update(file_system)
@@ -456,6 +483,7 @@ def _session_conf(
     class_path = local_hadoop_conf.class_path(master, hudi_bundle.user_cache_dir())
     class_path += [file_system["spark.driver.extraClassPath"]] if file_system else []
     class_path += [str(hook)] if hook is not None else []
+    class_path += [str(folder_catalog_jar)] if folder_catalog_jar is not None else []
     if spark_conf.get("spark.driver.extraClassPath"):
         class_path.append(spark_conf["spark.driver.extraClassPath"])
     if class_path:

@@ -5,7 +5,9 @@ the per-user cache, ~/.m2, Maven Central with its checksum).
 Delta and Iceberg also need the session catalog that holds their tables
 beside Hudi's (java/LakeSessionCatalog.java): compiled once per machine into
 the jar cache with the JDK's javac, against pyspark's jars and the Hudi bundle
-(it loads Delta's catalog by name), and named for both.
+(it loads Delta's catalog by name), and named for both. So is the catalog
+of a lake that keeps it in a folder (java/FolderCatalog.java, lake_catalog.py),
+against pyspark's jars.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import hudi_bundle, local_fs
+from dbt.adapters.lakehouse import hudi_bundle, lake_catalog, local_fs
 
 ICEBERG_VERSION = "1.10.0"
 # 3.3.3, not earlier: Delta 3.3.2 and before fail CREATE OR REPLACE TABLE ... AS
@@ -105,4 +107,31 @@ def session_catalog_jar(hudi_jar: Path, cache: Path) -> Path:
         raise DbtRuntimeError(
             f"Delta and Iceberg models need the session catalog of the three formats: {error}"
         ) from error
+    return target
+
+
+def folder_catalog_jar(cache_dir: Path, notify: Callable[[str], None]) -> Path | None:
+    """java/FolderCatalog.java compiled against pyspark's jars, once per
+    machine into `cache_dir`; None when it cannot be built here (`notify` is
+    told why; a lake with a folder catalog is then refused: lake_catalog.require)."""
+    import pyspark
+
+    spark_jars = Path(pyspark.__file__).parent / "jars"
+    digest = hashlib.sha256(
+        lake_catalog.SOURCE.read_bytes() + pyspark.__version__.encode()
+    ).hexdigest()
+    target = cache_dir / f"lakehouse-folder-catalog-{digest[:12]}.jar"
+    if target.is_file():
+        return target
+    javac = local_fs._javac()
+    if javac is None:
+        notify(
+            f"lake_catalog: {lake_catalog.FOLDER} unavailable: no javac to compile {lake_catalog.SOURCE.name}"
+        )
+        return None
+    try:
+        local_fs.compile_jar(javac, lake_catalog.SOURCE, str(spark_jars / "*"), target)
+    except local_fs.CompileError as error:
+        notify(f"lake_catalog: folder unavailable: {error}")
+        return None
     return target

@@ -182,11 +182,12 @@ def same_context(
     return shape(context_conf, context_lake) == shape(conf, lake)
 
 
-def session_on_context(conf: dict[str, str]) -> Any:
+def session_on_context(conf: dict[str, str], catalog_folder: Path | None = None) -> Any:
     """A session for the next lake on the running Spark context (same_context
-    said it may): a SparkSession of its own state (catalog, warehouse,
-    Hadoop settings) made with the lake's settings, the process's session
-    from now on."""
+    said it may, or the context just started): a SparkSession of its own
+    state (catalog, warehouse, Hadoop settings) made with the lake's
+    settings, the process's session from now on. `catalog_folder`: the
+    lake keeps its catalog there (lake_catalog.py), not in Hive's metastore."""
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
@@ -205,10 +206,17 @@ def session_on_context(conf: dict[str, str]) -> Any:
             options.put(key[len(HADOOP_PREFIX) :], value)
             hadoop.set(key[len(HADOOP_PREFIX) :], value)
     sessions = jvm.org.apache.spark.sql.SparkSession
+    # The session the context runs (for its Spark session extensions).
+    previous = sessions.getDefaultSession()
     sessions.clearActiveSession()
     sessions.clearDefaultSession()
-    # A session made on a context with no default one has state of its own.
-    own = sessions(context._jsc.sc(), options)
+    if catalog_folder is not None:
+        # The lender of the context and its extensions to the new session.
+        lender = previous.get() if previous.isDefined() else sessions(context._jsc.sc(), options)
+        own = jvm.lakehouse.catalog.FolderCatalog.session(lender, options, str(catalog_folder))
+    else:
+        # A session made on a context with no default one has state of its own.
+        own = sessions(context._jsc.sc(), options)
     sessions.setDefaultSession(own)
     sessions.setActiveSession(own)
     session = SparkSession(context, jsparkSession=own)
@@ -219,7 +227,8 @@ def session_on_context(conf: dict[str, str]) -> Any:
 
 def leave(session: Any | None, metastore_url: str, next_lake: Path, keep_context: bool) -> None:
     """Stop the session (None: it was stopped) and let go of its lake: its
-    catalog database, Hudi's client of that catalog, and the lake's lock;
+    catalog database (`metastore_url`; empty: the lake's catalog is a
+    folder), Hudi's client of that catalog, and the lake's lock;
     Derby starts again at home in `next_lake`. `keep_context`: the session's
     Spark context goes on, for the next lake's session (session_on_context)."""
     from py4j.protocol import Py4JError
@@ -237,17 +246,18 @@ def leave(session: Any | None, metastore_url: str, next_lake: Path, keep_context
             "each lake in a process of their own."
         ) from None
     if session is not None and keep_context:
-        _stop_status_listener(session)
+        stop_status_listener(session)
     elif session is not None:
         session.stop()
     field.set(holder, None)
-    forget_catalog_pools(jvm, close_in_background=True)
+    if metastore_url:  # not a lake whose catalog is a folder
+        forget_catalog_pools(jvm, close_in_background=True)
     if metastore_url.startswith("jdbc:derby:"):
         _restart_derby(jvm, next_lake)
     lake_lock.release()
 
 
-def _stop_status_listener(session: Any) -> None:
+def stop_status_listener(session: Any) -> None:
     """Take the session's SQL listener off the context's listener bus: each
     session state adds one, which would otherwise go on handling every later
     lake's queries."""
