@@ -33,7 +33,9 @@ def spark():
 class DbtProject:
     """A throw-away dbt project: write models, run dbt, read the tables back."""
 
-    def __init__(self, root: Path, schema: str, lake_dir: Path) -> None:
+    def __init__(
+        self, root: Path, schema: str, lake_dir: Path, lake_catalog: str | None = None
+    ) -> None:
         self.root = root
         self.schema = schema
         self.lake_dir = lake_dir
@@ -52,7 +54,7 @@ class DbtProject:
                 }
             ),
         )
-        self.write("profiles.yml", profile_yaml("lake_test", schema, lake_dir))
+        self.write("profiles.yml", profile_yaml("lake_test", schema, lake_dir, lake_catalog))
 
     def write(self, relative: str, text: str) -> Path:
         path = self.root / relative
@@ -86,24 +88,20 @@ class DbtProject:
         return self.rows(query)[0][0]
 
 
-def profile_yaml(profile: str, schema: str, lake_dir: Path) -> str:
-    return yaml.safe_dump(
-        {
-            profile: {
-                "target": "local",
-                "outputs": {
-                    "local": {
-                        "type": "lakehouse",
-                        "method": "session",
-                        "schema": schema,
-                        "lake_dir": str(lake_dir),
-                        "hudi_jar": str(hudi_jar()),
-                        "threads": 1,
-                    }
-                },
-            }
-        }
-    )
+def profile_yaml(profile: str, schema: str, lake_dir: Path, lake_catalog: str | None = None) -> str:
+    """A three-line profile on `lake_dir`; `lake_catalog` when the test needs
+    one kind of lake catalog (lake_catalog.py), whatever the default."""
+    target = {
+        "type": "lakehouse",
+        "method": "session",
+        "schema": schema,
+        "lake_dir": str(lake_dir),
+        "hudi_jar": str(hudi_jar()),
+        "threads": 1,
+    }
+    if lake_catalog is not None:
+        target["lake_catalog"] = lake_catalog
+    return yaml.safe_dump({profile: {"target": "local", "outputs": {"local": target}}})
 
 
 def hudi_jar() -> Path:

@@ -443,6 +443,9 @@ def _session_conf(
         lake_catalog.require(folder_catalog_jar, lake)
         # Spark's own catalog in memory, written through to the lake's folder.
         conf["spark.sql.catalogImplementation"] = "in-memory"
+        # Without Hive, a CREATE TABLE that names no format makes a table of
+        # Spark's default data source (parquet), not a Hive text table.
+        conf["spark.sql.legacy.createHiveTableByDefault"] = "false"
     # Hadoop's local file system without a child process per file created.
     file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
     conf.update(file_system)

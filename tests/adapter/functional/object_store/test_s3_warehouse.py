@@ -34,7 +34,7 @@ import yaml
 
 from adlake.servers import lock_server
 from adlake.servers.catalog import free_port
-from dbt.adapters.lakehouse import concurrency, connector_jars, storage
+from dbt.adapters.lakehouse import concurrency, connector_jars, lake_catalog, storage
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 from tests.adapter.functional.concurrency.writers import (
     KEEP_ALL_COMMITS,
@@ -177,7 +177,8 @@ def test_a_project_builds_its_tables_in_a_bucket_through_a_kill_and_a_stopped_st
     assert not (project.lake_dir / "warehouse").exists() or not any(
         (project.lake_dir / "warehouse").rglob("*.parquet")
     )
-    assert (project.lake_dir / "metastore_db").is_dir()
+    # The catalog stays in the lake folder, whichever kind (lake_catalog.py).
+    assert lake_catalog.kind_in(project.lake_dir) is not None
 
     # The secret key is in no file dbt wrote and no line it printed.
     for printed in (first.stdout + first.stderr, broken, second.stdout + second.stderr):

@@ -8,6 +8,7 @@ after the session's instead of replacing them."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,8 @@ from tests.dbt_harness import profile_yaml
 
 MODEL = "{{ config(materialized='table', unique_key='id') }} select 1 as id, 'a' as v"
 FROM_ARCHIVE = "source: shared objects file (top)"
+# Loaded from the JDK's modules or a jar of pyspark's, not from the archive.
+ARCHIVABLE = re.compile(r"source: (jrt:/|file:\S*/pyspark/jars/)")
 
 
 def dbt_run(project: Path, cache: Path) -> subprocess.CompletedProcess:
@@ -59,6 +62,9 @@ def test_the_first_command_writes_the_archive_and_the_next_one_maps_it(tmp_path)
     assert sorted(p.name for p in (cache / "class-data").iterdir()) == [archive.name]
     lines = loaded.read_text().splitlines()
     shared = [line for line in lines if FROM_ARCHIVE in line]
-    # Most of what the JVM loaded came from the archive, Spark's SQL engine among it.
-    assert len(shared) > len(lines) / 2, (len(shared), len(lines))
+    # Most of what the JVM loaded from the JDK and Spark's own jars (what an
+    # archive can hold: not the jars Spark adds at run time, the Hudi
+    # bundle's) came from the archive, Spark's SQL engine among it.
+    archivable = [line for line in lines if FROM_ARCHIVE in line or ARCHIVABLE.search(line)]
+    assert len(shared) > len(archivable) / 2, (len(shared), len(archivable), len(lines))
     assert any("org.apache.spark.sql.SparkSession " in line for line in shared)

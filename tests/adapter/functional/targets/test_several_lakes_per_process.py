@@ -88,8 +88,8 @@ class Worker:
         return self.results.get(timeout=120)
 
 
-def payments_project(root: Path, schema: str) -> DbtProject:
-    project = DbtProject(root, schema, root.parent / f"{root.name}_lake")
+def payments_project(root: Path, schema: str, lake_catalog: str | None = None) -> DbtProject:
+    project = DbtProject(root, schema, root.parent / f"{root.name}_lake", lake_catalog)
     project.write("seeds/payments.csv", PAYMENTS)
     project.model("totals", TOTALS)
     return project
@@ -102,7 +102,9 @@ def test_one_process_moves_between_lakes_and_each_keeps_its_own(project, tmp_pat
     worker = Worker()
     assert project.schema in worker.schemas()
 
-    a = payments_project(tmp_path / "a", project.schema + "_a")
+    # Lakes a and b keep their catalogs in Derby databases, whatever a new
+    # lake's default (lake_catalog.py): what this test is about.
+    a = payments_project(tmp_path / "a", project.schema + "_a", "metastore")
     a.dbt("build")
     assert a.scalar("select count(*) from {schema}.totals") == 3
     # Its catalog started as a copy of the empty one (catalog_template.py):
@@ -124,7 +126,7 @@ def test_one_process_moves_between_lakes_and_each_keeps_its_own(project, tmp_pat
     kept = embedded_session.EmbeddedConnection(spark(), {}).cursor()
     context = spark().sparkContext.applicationId
 
-    b = DbtProject(tmp_path / "b", project.schema + "_b", tmp_path / "b_lake")
+    b = DbtProject(tmp_path / "b", project.schema + "_b", tmp_path / "b_lake", "metastore")
     b.model("second", MODEL)
     # What a copy of the template killed half-way leaves: never the catalog.
     killed_copy = b.lake_dir / "metastore_db.seeding-1"

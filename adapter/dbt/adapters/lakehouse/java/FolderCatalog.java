@@ -143,8 +143,36 @@ public class FolderCatalog extends InMemoryCatalog {
 
   @Override
   public void createTable(CatalogTable table, boolean ignoreIfExists) {
-    super.createTable(table, ignoreIfExists);
+    super.createTable(owned(table), ignoreIfExists);
     writeTable(table.identifier().database().get(), table.identifier().table());
+  }
+
+  /** The table with its owner, the user who created it when it names none, as Hive records. */
+  private static CatalogTable owned(CatalogTable table) {
+    if (!table.owner().isEmpty()) {
+      return table;
+    }
+    return table.copy(
+        table.identifier(),
+        table.tableType(),
+        table.storage(),
+        table.schema(),
+        table.provider(),
+        table.partitionColumnNames(),
+        table.bucketSpec(),
+        org.apache.spark.util.Utils.getCurrentUserName(),
+        table.createTime(),
+        table.lastAccessTime(),
+        table.createVersion(),
+        table.properties(),
+        table.stats(),
+        table.viewText(),
+        table.comment(),
+        table.unsupportedFeatures(),
+        table.tracksPartitionsInCatalog(),
+        table.schemaPreservesCase(),
+        table.ignoredProperties(),
+        table.viewOriginalText());
   }
 
   @Override
