@@ -125,9 +125,7 @@ def folder_catalog_jar(cache_dir: Path, notify: Callable[[str], None]) -> Path |
         return target
     javac = local_fs._javac()
     if javac is None:
-        notify(
-            f"lake_catalog: {lake_catalog.FOLDER} unavailable: no javac to compile {lake_catalog.SOURCE.name}"
-        )
+        notify(f"lake_catalog: folder unavailable: no javac for {lake_catalog.SOURCE.name}")
         return None
     try:
         local_fs.compile_jar(javac, lake_catalog.SOURCE, str(spark_jars / "*"), target)

@@ -41,6 +41,8 @@ SOURCE = Path(__file__).with_name("java") / "FolderCatalog.java"
 
 
 def check_kind(kind: str, source: str) -> str:
+    """`kind` as a kind of lake catalog; an error naming `source` (the
+    setting it came from) when it is none."""
     kind = kind.strip().lower()
     if kind not in KINDS:
         raise DbtRuntimeError(
@@ -68,8 +70,10 @@ def for_lake(lake: Path, spark_conf: dict[str, str]) -> str:
             f"set lake_catalog: {found} in the profile (or leave it out), or give the profile "
             "another lake_dir."
         )
-    if asked is not None or found is not None:
-        return asked or found  # type: ignore[return-value]
+    if asked is not None:
+        return asked
+    if found is not None:
+        return found
     return check_kind(os.environ.get(ENV_VAR, "") or DEFAULT, ENV_VAR)
 
 

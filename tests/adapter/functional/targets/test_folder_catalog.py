@@ -11,8 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
-
 from tests.dbt_harness import DbtProject, failures
 
 PAYMENTS = "id,amount\n1,10.25\n2,20.50\n3,30.75\n"
@@ -70,10 +68,7 @@ READ_BACK_MACRO = """
 
 
 def folder_project(root: Path, schema: str) -> DbtProject:
-    project = DbtProject(root, schema, root / ".lake")
-    profile = yaml.safe_load((root / "profiles.yml").read_text())
-    profile["lake_test"]["outputs"]["local"]["lake_catalog"] = "folder"
-    project.write("profiles.yml", yaml.safe_dump(profile))
+    project = DbtProject(root, schema, root / ".lake", "folder")
     project.write("seeds/payments.csv", PAYMENTS)
     project.model("totals", TOTALS)
     project.model("summary", SUMMARY)
