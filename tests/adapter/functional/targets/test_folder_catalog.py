@@ -51,6 +51,10 @@ for step in sys.argv[1:]:
 """
 READ_BACK_MACRO = """
 {% macro read_back() %}
+  {% set gone = target.schema ~ "_gone" %}
+  {% do run_query("create schema " ~ gone) %}
+  {% do run_query("create table " ~ gone ~ ".t using parquet as select 1 as x") %}
+  {% do run_query("drop schema " ~ gone ~ " cascade") %}
   {% set totals = run_query("select built, count(*), cast(round(sum(amount) * 100) as bigint)
                               from " ~ target.schema ~ ".totals group by built order by built") %}
   {% set view = run_query("select count(*) from " ~ target.schema ~ ".big") %}
@@ -124,6 +128,9 @@ def test_a_lake_whose_catalog_is_a_folder_keeps_it_from_one_process_to_the_next(
     assert found["big"] == 3
     assert sorted(found["partitions"]) == ["built=first", "built=incremental"]
     assert found["comment"] == ["how many payments"]
+    # A schema dropped with its tables leaves no file behind.
+    assert not (first.lake_dir / "catalog" / "folder_catalog_gone").exists()
+    assert (first.lake_dir / "catalog" / "folder_catalog").is_dir()
 
     # A profile that names the other kind is refused before anything is
     # written (here, in the suite's own process: its session stays put).

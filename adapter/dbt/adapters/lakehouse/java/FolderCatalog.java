@@ -560,17 +560,23 @@ public class FolderCatalog extends InMemoryCatalog {
     if (!Files.isDirectory(tree)) {
       return;
     }
-    for (Path child : children(tree)) {
+    // Every file, a write a killed run left half-done (a dot file) too.
+    for (Path child : entries(tree, true)) {
       delete(child);
     }
     delete(tree);
   }
 
+  /** A folder's entries but the files being written (dot files). */
   private static List<Path> children(Path dir) {
+    return entries(dir, false);
+  }
+
+  private static List<Path> entries(Path dir, boolean dotFiles) {
     List<Path> found = new ArrayList<>();
     try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
       for (Path child : stream) {
-        if (!child.getFileName().toString().startsWith(".")) {
+        if (dotFiles || !child.getFileName().toString().startsWith(".")) {
           found.add(child);
         }
       }
