@@ -273,14 +273,6 @@ def can_take(lake_dir: str, hudi_jar: str | None, master: str, spark_conf: dict[
     return not lake_switch.differences(_started.launched_with, launch)
 
 
-def _catalog_folder(lake: Path, spark_conf: dict[str, str]) -> Path | None:
-    """The folder that holds the lake's catalog; None: Hive's metastore
-    holds it (lake_catalog.py)."""
-    if lake_catalog.for_lake(lake, spark_conf) == lake_catalog.FOLDER:
-        return lake / lake_catalog.FOLDER_NAME
-    return None
-
-
 def _warehouse(lake: Path, spark_conf: dict[str, str]) -> str:
     return spark_conf.get("spark.sql.warehouse.dir", str(lake / "warehouse"))
 
@@ -349,7 +341,10 @@ def root_session(
         # (after a move: every later session of this JVM)
         moved = _started is not None
         conf, can_switch, launch = _wanted(lake, location, jar, master, spark_conf, formats, moved)
-        catalog_folder = _catalog_folder(lake, spark_conf)
+        # Where the lake keeps its catalog, as _session_conf decided it.
+        catalog_folder = None
+        if conf[lake_catalog.CONF] == lake_catalog.FOLDER:
+            catalog_folder = lake / lake_catalog.FOLDER_NAME
         keep_context = False
         if _started is not None:
             # This JVM was launched for another lake (or its session stopped).
@@ -439,7 +434,9 @@ def _session_conf(
     conf = hudi_session_conf(lake, jar, master)
     # On the class path whatever this lake's kind: a later lake may be the other.
     folder_catalog_jar = format_jars.folder_catalog_jar(hudi_bundle.user_cache_dir(), logger.debug)
-    if _catalog_folder(lake, spark_conf) is not None:
+    # Decided once, here (the lake's own kind, else the profile's or the default).
+    conf[lake_catalog.CONF] = lake_catalog.for_lake(lake, spark_conf)
+    if conf[lake_catalog.CONF] == lake_catalog.FOLDER:
         lake_catalog.require(folder_catalog_jar, lake)
         # Spark's own catalog in memory, written through to the lake's folder.
         conf["spark.sql.catalogImplementation"] = "in-memory"

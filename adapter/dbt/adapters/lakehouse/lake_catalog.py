@@ -30,7 +30,8 @@ KINDS = (METASTORE, FOLDER)
 # What a new lake gets when neither the profile nor the environment says.
 DEFAULT = METASTORE
 # The profile's lake_catalog, carried to the session as one of its settings
-# (so that the warm server's fingerprint covers it, as it covers spark_conf).
+# (so that the warm server's fingerprint covers it, as it covers spark_conf);
+# in the session's own settings, the kind for_lake decided.
 CONF = "spark.lakehouse.lakeCatalog"
 # The kind a new lake gets when the profile does not say.
 ENV_VAR = "LAKEHOUSE_LAKE_CATALOG"
