@@ -542,22 +542,25 @@ class HeldPoint:
 
 
 # Where a table's first create is in flight: its folder written, the catalog
-# not yet told (Hudi's catalog records a table by a call of its own; Delta's
-# and Iceberg's through the session catalog's).
+# not yet told. Each is the call of that format's own code that records its
+# table; not SessionCatalog.createTable, which every format's create reaches
+# on a lake whose catalog is a folder (Spark's in-memory catalog).
 FIRST_CREATE = {
     "hudi": HeldPoint(
         "during_first_create",
         "a Hudi table created the first time: hoodie.properties written, no catalog entry yet",
         ("org.apache.spark.sql.hudi.command.CreateHoodieTableCommand$.createTableInCatalog",),
     ),
-    **{
-        fmt: HeldPoint(
-            f"during_first_create_{fmt}",
-            f"a {fmt} table created the first time: its first commit written, no catalog entry yet",
-            ("org.apache.spark.sql.catalyst.catalog.SessionCatalog.createTable",),
-        )
-        for fmt in ("iceberg", "delta")
-    },
+    "iceberg": HeldPoint(
+        "during_first_create_iceberg",
+        "an iceberg table created the first time: its first commit written, no catalog entry yet",
+        ("lakehouse.catalog.LakeSessionCatalog.point",),
+    ),
+    "delta": HeldPoint(
+        "during_first_create_delta",
+        "a delta table created the first time: its first commit written, no catalog entry yet",
+        ("org.apache.spark.sql.delta.commands.CreateDeltaTableCommand.updateCatalog",),
+    ),
 }
 
 
