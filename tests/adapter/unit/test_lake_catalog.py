@@ -34,11 +34,13 @@ def test_a_profile_that_does_not_say_follows_the_lake(tmp_path, monkeypatch):
     assert unset.lake_catalog is None and lake_catalog.CONF not in unset.spark_conf
     assert lake_catalog.for_lake(derby, unset.spark_conf) == "metastore"
     assert lake_catalog.for_lake(folder, unset.spark_conf) == "folder"
-    assert lake_catalog.for_lake(new, unset.spark_conf) == lake_catalog.DEFAULT
-    # A new lake gets the environment's kind; a lake that has one keeps it.
-    monkeypatch.setenv(lake_catalog.ENV_VAR, "folder")
+    # A new lake gets a folder; a metastore where javac cannot build its class.
     assert lake_catalog.for_lake(new, unset.spark_conf) == "folder"
-    assert lake_catalog.for_lake(derby, unset.spark_conf) == "metastore"
+    assert lake_catalog.for_lake(new, unset.spark_conf, folder_built=False) == "metastore"
+    # A new lake gets the environment's kind; a lake that has one keeps it.
+    monkeypatch.setenv(lake_catalog.ENV_VAR, "metastore")
+    assert lake_catalog.for_lake(new, unset.spark_conf) == "metastore"
+    assert lake_catalog.for_lake(folder, unset.spark_conf) == "folder"
     monkeypatch.setenv(lake_catalog.ENV_VAR, "hive")
     with pytest.raises(DbtRuntimeError, match="LAKEHOUSE_LAKE_CATALOG: 'hive' is not a kind"):
         lake_catalog.for_lake(new, unset.spark_conf)

@@ -435,7 +435,9 @@ def _session_conf(
     # On the class path whatever this lake's kind: a later lake may be the other.
     folder_catalog_jar = format_jars.folder_catalog_jar(hudi_bundle.user_cache_dir(), logger.debug)
     # Decided once, here (the lake's own kind, else the profile's or the default).
-    conf[lake_catalog.CONF] = lake_catalog.for_lake(lake, spark_conf)
+    conf[lake_catalog.CONF] = lake_catalog.for_lake(
+        lake, spark_conf, folder_built=folder_catalog_jar is not None
+    )
     if conf[lake_catalog.CONF] == lake_catalog.FOLDER:
         lake_catalog.require(folder_catalog_jar, lake)
         # Spark's own catalog in memory, written through to the lake's folder.

@@ -12,7 +12,8 @@ process that runs several projects, each on its own lake, pays per project
 lake keeps the kind it was made with: a profile that names the other kind
 for a lake that has one gets an error naming both; a profile that does not
 say follows the lake, and a new lake gets LAKEHOUSE_LAKE_CATALOG's kind,
-else DEFAULT.
+else DEFAULT (a folder; a metastore where no JDK's javac can build the
+folder's class).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ METASTORE = "metastore"
 FOLDER = "folder"
 KINDS = (METASTORE, FOLDER)
 # What a new lake gets when neither the profile nor the environment says.
-DEFAULT = METASTORE
+DEFAULT = FOLDER
 # The profile's lake_catalog, carried to the session as one of its settings
 # (so that the warm server's fingerprint covers it, as it covers spark_conf);
 # in the session's own settings, the kind for_lake decided.
@@ -54,11 +55,13 @@ def check_kind(kind: str, source: str) -> str:
     return kind
 
 
-def for_lake(lake: Path, spark_conf: dict[str, str]) -> str:
+def for_lake(lake: Path, spark_conf: dict[str, str], folder_built: bool = True) -> str:
     """The kind of catalog the session on `lake` uses: the one the lake has
     (refusing a profile that names the other), else the profile's, else
-    LAKEHOUSE_LAKE_CATALOG's, else DEFAULT. A shared metastore in spark_conf
-    is a metastore (the profile cannot also name folder: credentials)."""
+    LAKEHOUSE_LAKE_CATALOG's, else DEFAULT, which is a metastore when the
+    folder's class could not be built here (`folder_built` false: no javac).
+    A shared metastore in spark_conf is a metastore (the profile cannot also
+    name folder: credentials)."""
     if shares_catalog(spark_conf):
         return METASTORE
     asked = spark_conf.get(CONF)
@@ -75,7 +78,9 @@ def for_lake(lake: Path, spark_conf: dict[str, str]) -> str:
         return asked
     if found is not None:
         return found
-    return check_kind(os.environ.get(ENV_VAR, "") or DEFAULT, ENV_VAR)
+    if os.environ.get(ENV_VAR, "").strip():
+        return check_kind(os.environ[ENV_VAR], ENV_VAR)
+    return DEFAULT if folder_built else METASTORE
 
 
 def kind_in(lake: Path) -> str | None:
