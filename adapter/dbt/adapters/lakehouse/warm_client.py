@@ -17,6 +17,12 @@ Once per dbt process, per lake:
    write rolls back its leftovers, and nothing races it;
 3. open each connection to 127.0.0.1:<port> with the server's token.
 
+A process that runs dbt for several projects (dbt's adapter tests, a
+notebook, an orchestrator calling dbt in-process) starts one server at
+most: for a lake without one, the server it started for another lake moves
+there when idle (a fraction of a second; a new server is a JVM start), else
+its own Spark runs the lake (_own_spark_pays).
+
 When the server's jars cannot be had (offline, no javac), dbt runs Spark
 in-process as without warm start, and says why once.
 """
@@ -91,6 +97,8 @@ class Attached:
         self.lake = lake
         self.lock = lock
         self.idle_timeout = idle_timeout
+        # The server's output (a server keeps the one of the lake it started on).
+        self.log = warm_state.log_path(lake)
         self.state: ServerState | None = None
         self.process: subprocess.Popen[bytes] | None = None  # when this process started it
         self.in_flight = 0
@@ -124,10 +132,6 @@ class Attached:
             how_to_start=f"Run the command again (the server's log: {self.log})",
             headers=((warm_state.TOKEN_HEADER, self.state.token),),
         )
-
-    @property
-    def log(self) -> Path:
-        return warm_state.log_path(self.lake)
 
     def lost(self) -> bool:
         if self.process is not None:
@@ -284,6 +288,8 @@ def _attach(lake: Path, creds: LakehouseCredentials, settings: dict[str, Any]) -
             return attached
         logger.info(f"Stopping the lake's warm Spark server (pid {state.pid}): {reason}.")
         warm_state.terminate(state, graceful=not warm_state.previous_client_died(previous))
+    if _move_server_here(attached, creds, settings["fingerprint"]):
+        return attached
     own_spark = _own_spark_pays(lake, creds)
     if own_spark is not None:
         attached.release()
@@ -301,6 +307,57 @@ def _attach(lake: Path, creds: LakehouseCredentials, settings: dict[str, Any]) -
         warm_registry.add(attached.process.pid, lake, heap)  # type: ignore[union-attr]
     _await_serving(attached, creds)
     return attached
+
+
+def _move_server_here(attached: Attached, creds: LakehouseCredentials, fingerprint: str) -> bool:
+    """Bring here a server this process started for another lake, idle and
+    started with this profile's settings: it moves in a fraction of a
+    second, where a new server or this process's own Spark is a JVM start.
+    Whether it came; when its move fails it ends (its log says why), and
+    the lake runs on this process's own Spark. (Called under _lock.)"""
+    mover = next(
+        (
+            other
+            for other in _attached.values()
+            if other.process is not None
+            and other.in_flight == 0
+            and other.state is not None
+            and other.state.fingerprint == fingerprint
+            and not other.lost()
+        ),
+        None,
+    )
+    if mover is None or mover.process is None or mover.state is None:
+        return False
+    process = mover.process
+    logger.info(
+        f"Moving the warm Spark server this process started (pid {process.pid}) from the lake "
+        f"{mover.lake} to {attached.lake}."
+    )
+    request = warm_state.MoveRequest(
+        str(attached.lake), fingerprint, creds.lake_lock_timeout, creds.warm_idle_timeout
+    )
+    warm_state.ask_move(mover.lake, request)
+    deadline = time.monotonic() + creds.lake_lock_timeout + START_TIMEOUT
+    while True:
+        state = warm_state.read_state(attached.lake)
+        if state is not None and state.pid == process.pid:
+            break
+        if process.poll() is not None or time.monotonic() >= deadline:
+            process.kill()
+            process.wait()
+            warm_state.move_path(mover.lake).unlink(missing_ok=True)
+            logger.info(
+                f"The warm Spark server could not move to the lake {attached.lake}; the end of "
+                f"its log, {mover.log}:\n{_tail(mover.log)}"
+            )
+            _release_if_idle(mover.lake)
+            return False
+        time.sleep(0.01)
+    # Off the other lake now: another dbt process may take that one.
+    _release_if_idle(mover.lake)
+    attached.state, attached.process, attached.log = state, process, mover.log
+    return True
 
 
 def _own_spark_pays(lake: Path, creds: LakehouseCredentials) -> str | None:

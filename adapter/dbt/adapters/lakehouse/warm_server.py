@@ -13,7 +13,11 @@ line would show to every local user). It builds the Spark session exactly as
 the in-process engine does (`embedded_session.root_session`: the same Hudi
 settings, Derby metastore and lake lock), adds the Connect service to it on a
 free loopback port, guarded by a random token, and then writes the lake's
-state file. It stops after `idle_timeout` seconds without a dbt process on the
+state file. A dbt process that started it and goes on to another project's
+lake (dbt's adapter tests, a notebook) may ask it to move there
+(warm_state.MoveRequest): its session moves as the in-process engine's does
+(lake_switch.py), on the same Spark context and Connect service, and the
+state file moves with it. It stops after `idle_timeout` seconds without a dbt process on the
 lake, on `stop` (SIGTERM), when its lake folder is removed, when a dbt process
 needs room under the cap of warm servers (warm_registry.py), or when its JVM dies; each time it stops Spark and
 its JVM before it exits.
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -43,6 +48,8 @@ from dbt.adapters.lakehouse import (
 from dbt.adapters.lakehouse.warm_state import Registration, ServerState
 
 POLL_SECONDS = 1.0
+# How often it looks for a move request: a dbt process waits for the answer.
+MOVE_POLL_SECONDS = 0.02
 CONNECT_SERVICE = "org.apache.spark.sql.connect.service.SparkConnectService"
 
 
@@ -58,7 +65,11 @@ class Server:
         self.settings = settings
         self.idle_timeout = float(settings["idle_timeout"])
         self.stop_reason: str | None = None
+        self.idle_since = time.monotonic()
         self.session: Any = None
+        self.state: ServerState | None = None
+        # The session's settings, as started: a move keeps them.
+        self.spark_conf: dict[str, str] = {}
         self.client_lock: IO[str] = warm_state.client_lock_path(lake).open("a+")
 
     def request_stop(self, signum: int, _frame: Any) -> None:
@@ -80,22 +91,15 @@ class Server:
         spark_conf["spark.connect.grpc.binding.port"] = str(port)
         spark_conf["spark.connect.grpc.interceptor.classes"] = warm_jars.GUARD_CLASS
         log(f"starting Spark for {self.lake}")
-        self.session = embedded_session.root_session(
-            str(self.lake),
-            self.settings["hudi_jar"],
-            self.settings["master"],
-            spark_conf,
-            float(self.settings["lake_lock_timeout"]),
-            # It runs no dbt command whose end would write an archive.
-            records_class_data=False,
-        )
+        self.spark_conf = spark_conf
+        self.session = self._session_on(self.lake, float(self.settings["lake_lock_timeout"]))
         jvm = self.session._jvm
         # Set at run time, not on the JVM's command line; the guard reads it
         # when the service below creates it.
         jvm.java.lang.System.setProperty(warm_jars.TOKEN_PROPERTY, token)
         getattr(jvm, CONNECT_SERVICE).start(self.session._jsc.sc())
         self._name_holder()
-        state = ServerState(
+        self.state = ServerState(
             pid=os.getpid(),
             jvm_pid=int(jvm.java.lang.ProcessHandle.current().pid()),
             port=port,
@@ -104,8 +108,45 @@ class Server:
             started_at=warm_state.now_utc(),
             lake=str(self.lake),
         )
-        warm_state.write_private(warm_state.state_path(self.lake), state.to_json())
-        log(f"serving on {warm_state.LOOPBACK}:{port} (JVM pid {state.jvm_pid})")
+        warm_state.write_private(warm_state.state_path(self.lake), self.state.to_json())
+        log(f"serving on {warm_state.LOOPBACK}:{port} (JVM pid {self.state.jvm_pid})")
+
+    def _session_on(self, lake: Path, lock_timeout: float) -> Any:
+        return embedded_session.root_session(
+            str(lake),
+            self.settings["hudi_jar"],
+            self.settings["master"],
+            self.spark_conf,
+            lock_timeout,
+            # It runs no dbt command whose end would write an archive.
+            records_class_data=False,
+        )
+
+    def move(self, request: warm_state.MoveRequest) -> None:
+        """Serve `request.lake` from now on: the session moves there
+        (lake_switch.py: this lake's lock let go, the next one's taken), then
+        the state file. Clients of this lake find no server from the start."""
+        assert self.state is not None
+        target = Path(request.lake)
+        if request.fingerprint != self.state.fingerprint:
+            raise RuntimeError("asked by a profile of other settings")
+        log(f"moving to the lake {target}")
+        warm_state.remove_state(self.lake, os.getpid())
+        context = self.session.sparkContext.applicationId
+        session = self._session_on(target, request.lake_lock_timeout)
+        if session.sparkContext.applicationId != context:
+            # Connect serves the context it was started on.
+            raise RuntimeError("the lake needed a new Spark context")
+        self.session = session
+        self.client_lock.close()
+        self.lake = target
+        self.client_lock = warm_state.client_lock_path(target).open("a+")
+        self.idle_timeout = request.idle_timeout
+        self._name_holder()
+        warm_registry.add(os.getpid(), target, warm_registry.heap_mb(self.settings["spark_conf"]))
+        self.state = dataclasses.replace(self.state, lake=str(target))
+        warm_state.write_private(warm_state.state_path(target), self.state.to_json())
+        log(f"serving the lake {target}")
 
     def _name_holder(self) -> None:
         """Say in the lake lock's text who holds it and how to stop it: a
@@ -118,24 +159,42 @@ class Server:
             )
 
     def serve(self) -> str:
-        """Wait until a reason to stop; returns it."""
-        idle_since = time.monotonic()
-        gateway = self.session.sparkContext._gateway
+        """Wait until a reason to stop; returns it. Moves when asked."""
+        self.idle_since = time.monotonic()
+        next_look = 0.0
         while self.stop_reason is None:
-            if gateway.proc is not None and gateway.proc.poll() is not None:
-                return f"its JVM ended (exit status {gateway.proc.returncode})"
-            if not self.lake.is_dir():
-                return "its lake folder is gone"
-            if self._client_present():
-                idle_since = time.monotonic()
-            elif time.monotonic() - idle_since >= self._current_idle_timeout():
-                # The client lock, kept from here to exit: a dbt process
-                # starting now waits, then finds no server and starts one.
-                if self._take_client_lock():
-                    return f"no dbt process for {self._current_idle_timeout():g} s"
-                idle_since = time.monotonic()
-            time.sleep(POLL_SECONDS)
+            request = warm_state.take_move(self.lake)
+            if request is not None:
+                try:
+                    self.move(request)
+                except Exception as exc:
+                    # Half-way between two lakes: the dbt process that
+                    # asked sees this process end, and runs Spark itself.
+                    return f"the move to the lake {request.lake} failed: {exc}"
+            if time.monotonic() >= next_look:
+                reason = self._why_stop()
+                if reason is not None:
+                    return reason
+                next_look = time.monotonic() + POLL_SECONDS
+            time.sleep(MOVE_POLL_SECONDS)
         return self.stop_reason
+
+    def _why_stop(self) -> str | None:
+        """A reason to stop now, if there is one."""
+        gateway = self.session.sparkContext._gateway
+        if gateway.proc is not None and gateway.proc.poll() is not None:
+            return f"its JVM ended (exit status {gateway.proc.returncode})"
+        if not self.lake.is_dir():
+            return "its lake folder is gone"
+        if self._client_present():
+            self.idle_since = time.monotonic()
+        elif time.monotonic() - self.idle_since >= self._current_idle_timeout():
+            # The client lock, kept from here to exit: a dbt process
+            # starting now waits, then finds no server and starts one.
+            if self._take_client_lock():
+                return f"no dbt process for {self._current_idle_timeout():g} s"
+            self.idle_since = time.monotonic()
+        return None
 
     def _client_present(self) -> bool:
         if self._take_client_lock():

@@ -12,6 +12,9 @@ In the lake folder:
   `running` while it may have a statement in flight, `done` once it ended
   cleanly, and the idle timeout of its profile (the server's current one).
 - `.lakehouse-server.log`: the server's output (the last server's in `.1`).
+- `.lakehouse-server.move` (mode 0600): a dbt process's request that the
+  server it started here move to another lake (MoveRequest), which the
+  server takes and removes; the other lake's state file is its answer.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Any
 STATE_FILE = ".lakehouse-server.json"
 CLIENT_LOCK_FILE = ".lakehouse-client.lock"
 LOG_FILE = ".lakehouse-server.log"
+MOVE_FILE = ".lakehouse-server.move"
 LOOPBACK = "127.0.0.1"
 # The gRPC header the server's interceptor (java/WarmServerGuard.java) checks.
 TOKEN_HEADER = "x-lakehouse-token"
@@ -50,6 +54,10 @@ def client_lock_path(lake: Path) -> Path:
 
 def log_path(lake: Path) -> Path:
     return lake / LOG_FILE
+
+
+def move_path(lake: Path) -> Path:
+    return lake / MOVE_FILE
 
 
 def stop_command(lake: Path) -> str:
@@ -149,6 +157,44 @@ class Registration:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self)) + "\n"
+
+
+@dataclass(frozen=True)
+class MoveRequest:
+    """A dbt process's request that the server on a lake move to `lake`, for
+    the profile whose settings have `fingerprint` (warm_client._move_server)."""
+
+    lake: str
+    fingerprint: str
+    lake_lock_timeout: float
+    idle_timeout: float
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self)) + "\n"
+
+
+def ask_move(server_lake: Path, request: MoveRequest) -> None:
+    write_private(move_path(server_lake), request.to_json())
+
+
+def take_move(server_lake: Path) -> MoveRequest | None:
+    """The request waiting for the server on `server_lake`, removed; None: none."""
+    path = move_path(server_lake)
+    try:
+        text = path.read_text()
+    except OSError:
+        return None
+    path.unlink(missing_ok=True)
+    try:
+        data = json.loads(text)
+        return MoveRequest(
+            str(data["lake"]),
+            str(data["fingerprint"]),
+            float(data["lake_lock_timeout"]),
+            float(data["idle_timeout"]),
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def previous_client_died(previous: Registration | None) -> bool:

@@ -173,6 +173,57 @@ def test_a_process_running_a_second_lake_runs_it_on_its_own_spark_not_a_new_serv
         second.stop_all()
 
 
+def test_a_process_that_started_a_server_moves_it_to_its_next_lake(tmp_path):
+    """With warm start on, a process calling dbt for several projects, each
+    on a new lake, starts one server, and moves it to each next lake (its
+    Spark context and Connect service kept) rather than start another JVM.
+    Each lake's table is recorded in that lake's own catalog and folder, and
+    the lake the server left is free for other dbt processes."""
+    first = WarmLake(tmp_path / "first", {"events": EVENTS % IDS})
+    second = WarmLake(tmp_path / "second", {"events": EVENTS % IDS})
+    try:
+        process = subprocess.run(
+            [str(BIN / "python"), "-c", IN_PROCESS % VALUES, str(first.project)]
+            + [str(second.project)],
+            env=first.env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        second.remember()
+        output = process.stdout + process.stderr
+        assert process.returncode == 0, output
+        assert output.count("Starting the lake's warm Spark server") == 1, output
+        assert "Moving the warm Spark server this process started" in output, output
+        assert "runs in-process" not in output, output
+        values = [
+            json.loads(line.split(" ", 1)[1])
+            for line in output.splitlines()
+            if line.startswith("VALUES ")
+        ]
+        assert values == [[list(expected(3))]] * 2, output
+        # The server serves the second lake now, and the first has none.
+        state = second.state()
+        assert state is not None and warm_state.usable(state), output
+        assert state.lake == str(second.lake.resolve())
+        assert warm_state.read_state(first.lake) is None
+        assert "FIRST LAKE FREE" in output, output
+        # Both lakes hold their own table: in their own catalog folder, at
+        # their own location (the same schema and name in both).
+        for lake in (first, second):
+            entry = lake.lake / "catalog" / "warm" / "events.json"
+            assert entry.is_file(), sorted(p.name for p in lake.lake.iterdir())
+            assert str(lake.lake.resolve() / "warehouse") in entry.read_text()
+            assert (lake.lake / "warehouse" / "warm.db" / "events" / ".hoodie").is_dir()
+        # A dbt command of its own on the second lake uses the moved server.
+        code, shown = second.dbt("show", "--inline", VALUES)
+        assert code == 0 and "Starting the lake's warm Spark server" not in shown, shown
+        assert second.query(VALUES) == expected(3)
+    finally:
+        first.stop_all()
+        second.stop_all()
+
+
 def test_a_process_with_warm_start_off_waits_then_names_the_server(warm):
     state = warm.serving()
     began = time.monotonic()

@@ -1,5 +1,6 @@
 package lakehouse.connect;
 
+import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -7,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
+import org.sparkproject.connect.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
 import org.sparkproject.connect.grpc.Grpc;
 import org.sparkproject.connect.grpc.Metadata;
 import org.sparkproject.connect.grpc.ServerCall;
@@ -25,6 +27,13 @@ import org.sparkproject.connect.grpc.Status;
  * random per server, handed to the JVM as a system property set at run time
  * (never on a command line), and read by clients from the lake's state file
  * (mode 0600). With no token set the gate is closed to everyone.
+ *
+ * It also clears the calling thread's active Spark session before the call
+ * runs: Connect makes each new client session from SparkSession.active,
+ * which a thread inherits from the thread that made it, so a thread made
+ * before the server moved to another lake (warm_server.py) would answer
+ * with the last lake's session rather than the default one, the current
+ * lake's.
  *
  * The gRPC classes are the shaded copy the Connect jar is built on.
  */
@@ -53,7 +62,39 @@ public final class WarmServerGuard implements ServerInterceptor {
     if (expected == null || given == null || !MessageDigest.isEqual(expected, sha256(given))) {
       return deny(call, Status.UNAUTHENTICATED, "missing or wrong warm server token");
     }
-    return next.startCall(call, headers);
+    clearActiveSession();
+    return new SimpleForwardingServerCallListener<Q>(next.startCall(call, headers)) {
+      @Override
+      public void onMessage(Q message) {
+        clearActiveSession();
+        super.onMessage(message);
+      }
+
+      @Override
+      public void onHalfClose() {
+        clearActiveSession();
+        super.onHalfClose();
+      }
+    };
+  }
+
+  // Found by name: this class compiles against the Connect jar alone.
+  private static final Method CLEAR_ACTIVE_SESSION = clearActiveSessionMethod();
+
+  private static Method clearActiveSessionMethod() {
+    try {
+      return Class.forName("org.apache.spark.sql.SparkSession").getMethod("clearActiveSession");
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("Spark's SparkSession is not on the class path", e);
+    }
+  }
+
+  private static void clearActiveSession() {
+    try {
+      CLEAR_ACTIVE_SESSION.invoke(null);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static boolean fromLoopback(SocketAddress remote) {
