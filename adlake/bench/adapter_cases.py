@@ -12,18 +12,17 @@ connection validation), the same classes on each engine:
   with the same Hudi bundle, extension and catalog, one Derby metastore;
 - dbt-spark-hudi: the same, writing every model and seed as a Hudi table;
 - lakehouse: dbt-lakehouse with the profile's three lines and nothing else
-  (`lake_dir` unset: each project's lake is its own `.lake`), warm start as
-  it defaults in a process calling dbt;
+  (`lake_dir` unset: each project's lake is its own `.lake`, its catalog
+  files in its folder), warm start as it defaults in a process calling dbt;
 - lakehouse-parquet: the same, writing every model and seed as parquet, as
   dbt-spark does by default (dbt-spark's materializations, on dbt-lakehouse's
   session): what the session costs, apart from the table format;
 - lakehouse-warm-off: the same with LAKEHOUSE_WARM_START=0;
 - lakehouse-warm-on: the same with LAKEHOUSE_WARM_START=1 (the first lake's
-  server started, the other lakes run on the process's own Spark:
-  warm_client.py);
-- lakehouse-folder-warm-off and -warm-on: those two with `lake_catalog:
-  folder`, each lake's catalog kept as files in its folder rather than in
-  Hive's metastore on a Derby database of its own (lake_catalog.py).
+  server started, and moved to each next lake: warm_client.py);
+- lakehouse-metastore-warm-off and -warm-on: those two with `lake_catalog:
+  metastore`, each lake's catalog in Hive's metastore on a Derby database of
+  its own rather than files in its folder (lake_catalog.py).
 
 Each variant is one pytest process (wall time from its start to its exit),
 with its own registry of warm servers, stopped at the end; it counts the warm
@@ -110,9 +109,9 @@ def dbt_profile_target():
     return {"type": "lakehouse", "method": "session", "hudi_jar": HUDI_JAR}
 """
 
-# The same with each project's lake keeping its catalog in its folder.
-LAKEHOUSE_FOLDER_CONFTEST = LAKEHOUSE_CONFTEST.replace(
-    '"hudi_jar": HUDI_JAR}', '"hudi_jar": HUDI_JAR, "lake_catalog": "folder"}'
+# The same with each project's lake keeping its catalog in Hive's metastore.
+LAKEHOUSE_METASTORE_CONFTEST = LAKEHOUSE_CONFTEST.replace(
+    '"hudi_jar": HUDI_JAR}', '"hudi_jar": HUDI_JAR, "lake_catalog": "metastore"}'
 )
 
 # dbt-spark's session method takes the process's SparkSession: this one,
@@ -174,8 +173,8 @@ VARIANTS = {
     "lakehouse-parquet": (with_file_format(LAKEHOUSE_CONFTEST, "parquet"), {}),
     "lakehouse-warm-off": (LAKEHOUSE_CONFTEST, {"LAKEHOUSE_WARM_START": "0"}),
     "lakehouse-warm-on": (LAKEHOUSE_CONFTEST, {"LAKEHOUSE_WARM_START": "1"}),
-    "lakehouse-folder-warm-off": (LAKEHOUSE_FOLDER_CONFTEST, {"LAKEHOUSE_WARM_START": "0"}),
-    "lakehouse-folder-warm-on": (LAKEHOUSE_FOLDER_CONFTEST, {"LAKEHOUSE_WARM_START": "1"}),
+    "lakehouse-metastore-warm-off": (LAKEHOUSE_METASTORE_CONFTEST, {"LAKEHOUSE_WARM_START": "0"}),
+    "lakehouse-metastore-warm-on": (LAKEHOUSE_METASTORE_CONFTEST, {"LAKEHOUSE_WARM_START": "1"}),
 }
 
 

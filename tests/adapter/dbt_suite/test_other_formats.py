@@ -4,10 +4,11 @@ in a session that holds all three formats.
 
 The rest of this folder runs on the worker's embedded session, which has only
 Hudi's jars: a JVM's classpath is fixed when it starts. So these classes run
-with warm start on, as a user's dbt does by default: dbt still runs in this
-process, and its Spark is one warm server on a lake of this file's own,
-started by the first class with Iceberg's and Delta's jars (the profile's
-`table_formats`) and stopped at the end by its pid. One server for every
+with warm start on: dbt still runs in this process, and its Spark is one
+warm server on a lake of this file's own, with Iceberg's and Delta's jars
+(the profile's `table_formats`), started by a `dbt debug` command as a user
+starts one (a program calling dbt in-process starts none of its own) and
+stopped at the end by its pid. One server for every
 class keeps the file's cost to the classes' own work. Which classes, and
 why: docs/development.md, "The same classes on Delta and Iceberg".
 """
@@ -15,9 +16,12 @@ why: docs/development.md, "The same classes on Delta and Iceberg".
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from dbt.tests.adapter.basic.test_base import BaseSimpleMaterializations
 from dbt.tests.adapter.basic.test_incremental import BaseIncremental
 from dbt.tests.adapter.basic.test_snapshot_timestamp import BaseSnapshotTimestamp
@@ -38,13 +42,23 @@ from tests.dbt_harness import embedded_target
 FORMATS = ("iceberg", "delta")
 
 
+def formats_target(lake: Path) -> dict:
+    return embedded_target(lake) | {
+        "table_formats": list(FORMATS),
+        "master": "local[2]",
+        "warm_idle_timeout": 600,
+    }
+
+
 @pytest.fixture(scope="module")
 def formats_lake(tmp_path_factory):
-    """The lake of this file's warm server; the server stopped by its pid at the end."""
+    """The lake of this file's warm server, started by the `dbt` command
+    with the classes' profile; the server stopped by its pid at the end."""
     lake = tmp_path_factory.mktemp("formats_suite_lake")
     before = os.environ.get(WARM_START_ENV_VAR)
     os.environ[WARM_START_ENV_VAR] = "1"
     try:
+        start_server(lake, tmp_path_factory.mktemp("formats_suite_server"))
         yield lake
     finally:
         if before is None:
@@ -56,13 +70,24 @@ def formats_lake(tmp_path_factory):
             warm_state.terminate(state, timeout=20)
 
 
+def start_server(lake: Path, project: Path) -> None:
+    target = formats_target(lake) | {"schema": "formats_server"}
+    (project / "dbt_project.yml").write_text(
+        yaml.safe_dump({"name": "server", "version": "1.0", "profile": "server"})
+    )
+    (project / "profiles.yml").write_text(
+        yaml.safe_dump({"server": {"target": "dev", "outputs": {"dev": target}}})
+    )
+    dbt = Path(sys.executable).parent / "dbt"
+    where = ["--project-dir", str(project), "--profiles-dir", str(project)]
+    debug = subprocess.run([str(dbt), "debug", *where], capture_output=True, text=True)
+    state = warm_state.read_state(lake)
+    assert state is not None and warm_state.usable(state), debug.stdout + debug.stderr
+
+
 @pytest.fixture(scope="class")
 def dbt_profile_target(formats_lake):
-    return embedded_target(formats_lake) | {
-        "table_formats": list(FORMATS),
-        "master": "local[2]",
-        "warm_idle_timeout": 600,
-    }
+    return formats_target(formats_lake)
 
 
 class OnFormat:

@@ -1,14 +1,14 @@
 """One embedded Spark JVM for several lakes, one after the other.
 
 pyspark gives a process one JVM, Spark gives that JVM one SparkContext at a
-time, and the embedded session keeps a lake's catalog in a Derby database
-inside the lake. A process that runs dbt for several projects, each on its own
+time, and the embedded session keeps a lake's catalog inside the lake (files
+in its folder, or a Derby database: lake_catalog.py). A process that runs dbt for several projects, each on its own
 lake (dbt's adapter test suite, a notebook, an orchestrator calling dbt
 in-process), moves its session to the next lake when none of its statements
 is running on the current one:
 
-1. the current lake's Derby database is shut down and its lake lock
-   released: another process can take that lake at once;
+1. the current lake's lock is released (its Derby database, if it has one,
+   shut down): another process can take that lake at once;
 2. when the next lake's settings are the current ones but for the lake's
    folder (the usual case: the same profile, another project), the Spark
    context goes on and the next lake gets a session of its own on it: its
@@ -19,11 +19,12 @@ is running on the current one:
    keeps its scratch folder, `spark.local.dir`, in the lake it started on; a
    move from a context whose scratch folder was removed starts a new one.)
 
-A move and the new lake's first catalog call take about 0.7 s where a JVM
-start is 10-20 s (`python -m adlake.bench.lake_moves`; most of it is Hive
-starting on the new lake's Derby database: docs/freshness-and-benchmarks.md,
-"Several projects in one process"), and a new lake's catalog database is a
-copy of an empty one (catalog_template.py). What the JVM was launched with
+A move and the new lake's first catalog call take a few hundredths of a
+second on a lake whose catalog is a folder, about 0.7 s on one whose catalog
+is a Derby database (Hive starting on it; a new one is a copy of an empty
+one: catalog_template.py), where a JVM start is 10-20 s (`python -m
+adlake.bench.lake_moves`; docs/freshness-and-benchmarks.md, "Several
+projects in one process"). What the JVM was launched with
 stays (its heap, jars, class path and flags): a profile that needs other
 launch settings gets an error naming them rather than a session without
 them.

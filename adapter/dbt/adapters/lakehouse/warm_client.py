@@ -17,11 +17,14 @@ Once per dbt process, per lake:
    write rolls back its leftovers, and nothing races it;
 3. open each connection to 127.0.0.1:<port> with the server's token.
 
-A process that runs dbt for several projects (dbt's adapter tests, a
-notebook, an orchestrator calling dbt in-process) starts one server at
-most: for a lake without one, the server it started for another lake moves
-there when idle (a fraction of a second; a new server is a JVM start), else
-its own Spark runs the lake (_own_spark_pays).
+A server pays for a process that ends with its command: the `dbt` command
+line. A process that calls dbt in-process (a notebook, an orchestrator,
+dbt's adapter tests) uses a lake's server when one runs, and otherwise runs
+the lake on its own Spark, which stays warm between its calls
+(_own_spark_pays). Only a profile its own Spark cannot serve (other launch
+settings: jars, heap) starts a server from such a process, and the next lake
+of that profile gets the same server, moved there (_move_server_here: a
+fraction of a second, where a new server is a JVM start).
 
 When the server's jars cannot be had (offline, no javac), dbt runs Spark
 in-process as without warm start, and says why once.
@@ -54,6 +57,7 @@ from dbt.adapters.lakehouse import (
 )
 from dbt.adapters.lakehouse.__version__ import version as ADAPTER_VERSION
 from dbt.adapters.lakehouse.connect_session import ConnectConnection, Endpoint
+from dbt.adapters.lakehouse.credentials import is_dbt_command_line
 from dbt.adapters.lakehouse.embedded_session import SessionCursor
 from dbt.adapters.lakehouse.metastore import shares_catalog
 from dbt.adapters.lakehouse.warm_state import DONE, RUNNING, Registration, ServerState
@@ -76,8 +80,6 @@ _unavailable: list[str] = []
 # Lakes whose server could not start here (every warm server in use at the
 # cap), or would not pay (OwnSpark): this process runs their Spark in-process.
 _in_process: set[Path] = set()
-# Every lake this process has used a warm server of.
-_served: set[Path] = set()
 
 
 class NoRoom(Exception):
@@ -86,7 +88,7 @@ class NoRoom(Exception):
 
 class OwnSpark(Exception):
     """The lake has no warm server, and starting one would not pay: this
-    process already runs dbt on another lake (see _own_spark_pays)."""
+    process calls dbt in-process (see _own_spark_pays)."""
 
 
 class Attached:
@@ -239,7 +241,6 @@ def open_connection(creds: LakehouseCredentials) -> WarmConnection | None:
                         _release_if_idle(other)
                 return None
             _attached[lake] = attached
-            _served.add(lake)
     if attached.lost():
         raise attached.lost_error()
     return WarmConnection(creds, attached)
@@ -288,12 +289,12 @@ def _attach(lake: Path, creds: LakehouseCredentials, settings: dict[str, Any]) -
             return attached
         logger.info(f"Stopping the lake's warm Spark server (pid {state.pid}): {reason}.")
         warm_state.terminate(state, graceful=not warm_state.previous_client_died(previous))
-    if _move_server_here(attached, creds, settings["fingerprint"]):
-        return attached
-    own_spark = _own_spark_pays(lake, creds)
+    own_spark = _own_spark_pays(creds)
     if own_spark is not None:
         attached.release()
         raise OwnSpark(own_spark)
+    if _move_server_here(attached, creds, settings["fingerprint"]):
+        return attached
     heap = warm_registry.heap_mb(creds.spark_conf)
     with warm_registry.locked():
         room, stopped = warm_registry.make_room(lake, heap, release=_release_if_idle)
@@ -312,9 +313,9 @@ def _attach(lake: Path, creds: LakehouseCredentials, settings: dict[str, Any]) -
 def _move_server_here(attached: Attached, creds: LakehouseCredentials, fingerprint: str) -> bool:
     """Bring here a server this process started for another lake, idle and
     started with this profile's settings: it moves in a fraction of a
-    second, where a new server or this process's own Spark is a JVM start.
-    Whether it came; when its move fails it ends (its log says why), and
-    the lake runs on this process's own Spark. (Called under _lock.)"""
+    second, where a new server is a JVM start. Whether it came; a server
+    whose move fails ends (its log says why), and a new one starts here.
+    (Called under _lock.)"""
     mover = next(
         (
             other
@@ -360,26 +361,26 @@ def _move_server_here(attached: Attached, creds: LakehouseCredentials, fingerpri
     return True
 
 
-def _own_spark_pays(lake: Path, creds: LakehouseCredentials) -> str | None:
+def _own_spark_pays(creds: LakehouseCredentials) -> str | None:
     """Why this process should run a lake that has no warm server on its own
-    Spark rather than start one, if it should: it already runs dbt on another
-    lake (on that lake's server, or on its own Spark), as dbt's adapter tests,
-    a notebook or an orchestrator building several projects do. A server per
-    lake would cost each lake a JVM start (8 s or more); the process's own
-    Spark, started once, moves from lake to lake in about a second
-    (lake_switch.py). Not when that Spark was launched with settings this
-    profile's differ in (its heap, jars): a server is then the way to run it."""
-    own = embedded_session.process_lake()
-    others = sorted(str(other) for other in (_served | {own}) - {lake, None})
-    if not others:
+    Spark rather than start one, if it should: it calls dbt in-process (a
+    notebook, an orchestrator, dbt's adapter tests), so its Spark stays warm
+    between its calls and moves from lake to lake in a fraction of a second
+    (lake_switch.py), where a server would cost a JVM start and carry every
+    statement over Spark Connect. Not for the `dbt` command line, which ends
+    with its command; nor when this process's Spark was launched with
+    settings this profile's differ in (its heap, jars): a server is then the
+    way to run it."""
+    if is_dbt_command_line():
         return None
     if not embedded_session.can_take(
         creds.lake_dir, creds.hudi_jar, creds.master, creds.spark_conf
     ):
         return None
     return (
-        f"this process already runs dbt on another lake ({others[0]}), and a warm server per "
-        "lake would cost each a JVM start, where this process's Spark moves from lake to lake"
+        "this process calls dbt in-process and keeps its Spark between its calls, where a warm "
+        "server would cost a JVM start and carry each statement over Spark Connect (a lake's "
+        "server, started by the `dbt` command, is used when it runs)"
     )
 
 

@@ -11,16 +11,17 @@ session of its own with its output in `<lake>/.lakehouse-server.log`; it reads
 its settings as JSON on stdin (spark_conf may hold secrets, which a command
 line would show to every local user). It builds the Spark session exactly as
 the in-process engine does (`embedded_session.root_session`: the same Hudi
-settings, Derby metastore and lake lock), adds the Connect service to it on a
-free loopback port, guarded by a random token, and then writes the lake's
-state file. A dbt process that started it and goes on to another project's
-lake (dbt's adapter tests, a notebook) may ask it to move there
+settings, the lake's catalog and lake lock), adds the Connect service to it on
+a free loopback port, guarded by a random token, and then writes the lake's
+state file. A dbt process that started it for a profile its own Spark cannot
+serve, and goes on to another lake of that profile, may ask it to move there
 (warm_state.MoveRequest): its session moves as the in-process engine's does
 (lake_switch.py), on the same Spark context and Connect service, and the
-state file moves with it. It stops after `idle_timeout` seconds without a dbt process on the
-lake, on `stop` (SIGTERM), when its lake folder is removed, when a dbt process
-needs room under the cap of warm servers (warm_registry.py), or when its JVM dies; each time it stops Spark and
-its JVM before it exits.
+state file with it. It stops after `idle_timeout` seconds without a dbt
+process on the lake, on `stop` (SIGTERM), when its lake folder is removed,
+when a dbt process needs room under the cap of warm servers
+(warm_registry.py), when a move fails, or when its JVM dies; each time it
+stops Spark and its JVM before it exits.
 """
 
 from __future__ import annotations

@@ -199,8 +199,8 @@ def test_a_lake_the_jvm_cannot_serve_is_refused_before_anything_is_written(proje
 
 
 def test_with_warm_start_on_a_new_lake_runs_on_this_process_s_spark(project, tmp_path, monkeypatch):
-    """A process that already runs Spark for one lake starts no warm server
-    for the next: its Spark moves there (warm_client.py, _own_spark_pays)."""
+    """A process calling dbt in-process starts no warm server for a lake
+    without one: its own Spark moves there (warm_client.py, _own_spark_pays)."""
     project.model("first", MODEL)
     project.dbt("run")
     monkeypatch.setenv("LAKEHOUSE_WARM_START", "1")
