@@ -9,12 +9,12 @@ calling dbt in-process (adapter/README.md, "Several projects in one
 process"). For each of --lakes new lakes, in turn:
 
 - move: the session moved to the new lake (lake_switch.py: the last lake's
-  catalog database shut down and its lock released, a session state of the
-  lake's own on the same Spark context);
-- first catalog call: `create schema`, the lake's first (Hive and DataNucleus
-  start on the lake's Derby database, a copy of an empty one; with
-  `--lake-catalog folder`, the schema's file written in the lake's catalog
-  folder, lake_catalog.py);
+  lock released, a session state of the lake's own on the same Spark
+  context; with `--lake-catalog metastore`, its catalog database shut down);
+- first catalog call: `create schema`, the lake's first (the schema's file
+  written in the lake's catalog folder, lake_catalog.py; with
+  `--lake-catalog metastore`, Hive and DataNucleus start on the lake's Derby
+  database, a copy of an empty one);
 - a small parquet `create table ... as select`, then `show tables`.
 
 Then the same statements on one lake, each in a new schema: what a new project
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--lake-catalog",
         choices=lake_catalog.KINDS,
-        default=lake_catalog.METASTORE,
+        default=lake_catalog.DEFAULT,
         help="where each lake keeps its catalog (the profile's lake_catalog)",
     )
     args = parser.parse_args(argv)
