@@ -133,6 +133,28 @@ with warm_state.client_lock_path(Path(sys.argv[1]).parent / "lake").open("a+") a
 """
 
 
+def in_process(projects: list[WarmLake], env: dict[str, str]) -> tuple[str, list]:
+    """IN_PROCESS on `projects`, in a Python process of its own: its output
+    (it must succeed) and the values it read on each project."""
+    process = subprocess.run(
+        [str(BIN / "python"), "-c", IN_PROCESS % VALUES] + [str(lake.project) for lake in projects],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    for lake in projects:
+        lake.remember()
+    output = process.stdout + process.stderr
+    assert process.returncode == 0, output
+    values = [
+        json.loads(line.split(" ", 1)[1])
+        for line in output.splitlines()
+        if line.startswith("VALUES ")
+    ]
+    return output, values
+
+
 def test_a_process_running_a_second_lake_runs_it_on_its_own_spark_not_a_new_server(warm, tmp_path):
     """With warm start on, a process calling dbt for several projects uses a
     lake's server when one runs, and runs a lake without one on its own Spark
@@ -140,26 +162,11 @@ def test_a_process_running_a_second_lake_runs_it_on_its_own_spark_not_a_new_serv
     started = warm.serving()
     second = WarmLake(tmp_path / "second", {"events": EVENTS % IDS})
     try:
-        script = IN_PROCESS % VALUES
-        process = subprocess.run(
-            [str(BIN / "python"), "-c", script, str(warm.project), str(second.project)],
-            env=warm.env(),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        second.remember()
-        output = process.stdout + process.stderr
-        assert process.returncode == 0, output
+        output, values = in_process([warm, second], warm.env())
         assert "Starting the lake's warm Spark server" not in output
         assert "This run's Spark runs in-process: this process calls dbt in-process" in output, (
             output
         )
-        values = [
-            json.loads(line.split(" ", 1)[1])
-            for line in output.splitlines()
-            if line.startswith("VALUES ")
-        ]
         assert values == [[list(expected(3))]] * 2, output
         # The first lake's server served it and serves on; the second has none.
         again = warm.state()
@@ -187,24 +194,9 @@ def test_a_process_that_started_a_server_moves_it_to_its_next_lake(tmp_path):
         lake.profile(warm_start=True, spark_conf={"spark.driver.memory": "1536m"})
     env = {k: v for k, v in first.env().items() if k != "LAKEHOUSE_WARM_START"}
     try:
-        process = subprocess.run(
-            [str(BIN / "python"), "-c", IN_PROCESS % VALUES]
-            + [str(lake.project) for lake in (home, first, second)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        second.remember()
-        output = process.stdout + process.stderr
-        assert process.returncode == 0, output
+        output, values = in_process([home, first, second], env)
         assert output.count("Starting the lake's warm Spark server") == 1, output
         assert "Moving the warm Spark server this process started" in output, output
-        values = [
-            json.loads(line.split(" ", 1)[1])
-            for line in output.splitlines()
-            if line.startswith("VALUES ")
-        ]
         assert values == [[list(expected(3))]] * 3, output
         # The server serves the second lake now, and the first has none.
         state = second.state()
