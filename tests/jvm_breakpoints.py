@@ -32,6 +32,11 @@ from pathlib import Path
 # its own, and prints it. (Not through JAVA_TOOL_OPTIONS: spark-submit's
 # launcher is a JVM too, whose output is the driver's command line.)
 AGENT = "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0"
+# The same, the JVM waiting for the debugger before it runs anything: for a
+# point the run reaches within seconds of its JVM's start, before jdb (a JVM
+# too) could attach on a busy machine. Only for a run that attach()es with
+# `suspended`: a JVM started so and never attached waits for ever.
+AGENT_SUSPENDED = AGENT.replace("suspend=n", "suspend=y")
 # A test profile's spark_conf entry that gives the driver's JVM the options
 # of the variable OPTIONS_ENV (none when it is unset).
 OPTIONS_ENV = "LAKEHOUSE_TEST_JAVA_OPTIONS"
@@ -39,6 +44,7 @@ PROFILE_JAVA_OPTIONS = {"spark.driver.extraJavaOptions": "{{ env_var('" + OPTION
 # The environment of a run to hold: the agent, and no class-data archive (the
 # adapter's class_data.py), which the JVM cannot write with the agent loaded.
 HELD_ENV = {OPTIONS_ENV: AGENT, "LAKEHOUSE_CLASS_DATA": "0"}
+HELD_FROM_START_ENV = HELD_ENV | {OPTIONS_ENV: AGENT_SUSPENDED}
 LISTENING = re.compile(r"Listening for transport dt_socket at address: (\d+)")
 HIT = "Breakpoint hit:"
 # A hit's whole line (jdb writes it a character at a time): where the thread is.
@@ -64,6 +70,21 @@ class Held:
         threading.Thread(target=self._read, daemon=True).start()
         for method in methods:
             self.send(f"stop thread in {method}")
+        self.methods = methods
+
+    def resume_once_set(self, timeout: float = 120) -> None:
+        """Start a JVM that waits for its debugger, once jdb has taken every
+        breakpoint (set, or deferred until its class loads)."""
+        deadline = time.monotonic() + timeout
+        while self._taken() < len(self.methods):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"jdb took no breakpoints in {timeout} s:\n{self.output}")
+            time.sleep(0.05)
+        self.send("run")
+
+    def _taken(self) -> int:
+        with self._lock:
+            return self.output.count("Deferring breakpoint ") + self.output.count("Set breakpoint ")
 
     def _read(self) -> None:
         assert self.process.stdout is not None
@@ -132,10 +153,15 @@ def port_of(log: Path, process: subprocess.Popen[bytes], timeout: float = 300) -
 
 
 @contextmanager
-def attach(log: Path, process: subprocess.Popen[bytes], methods: list[str]) -> Iterator[Held]:
-    """Breakpoints at `methods` in the JVM that `process` starts (its first)."""
+def attach(
+    log: Path, process: subprocess.Popen[bytes], methods: list[str], suspended: bool = False
+) -> Iterator[Held]:
+    """Breakpoints at `methods` in the JVM that `process` starts (its first);
+    `suspended`: a JVM started with AGENT_SUSPENDED, run once they are set."""
     held = Held(port_of(log, process), methods)
     try:
+        if suspended:
+            held.resume_once_set()
         yield held
     finally:
         held.close()
