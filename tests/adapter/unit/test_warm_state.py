@@ -103,6 +103,17 @@ def test_a_server_removes_only_its_own_state(tmp_path):
 # --- the last dbt process ---------------------------------------------------------------
 
 
+def test_a_move_request_is_taken_once_and_a_malformed_one_is_none(tmp_path):
+    request = warm_state.MoveRequest(str(tmp_path / "next"), "f" * 32, 60.0, 900.0)
+    warm_state.ask_move(tmp_path, request)
+    path = warm_state.move_path(tmp_path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert warm_state.take_move(tmp_path) == request
+    assert not path.exists() and warm_state.take_move(tmp_path) is None
+    path.write_text('{"lake": "x"}')
+    assert warm_state.take_move(tmp_path) is None and not path.exists()
+
+
 def test_a_registration_reads_back():
     registration = Registration(42, warm_state.RUNNING, 900.0, "2026-01-01 00:00:00 UTC")
     assert Registration.parse(registration.to_json()) == registration

@@ -162,7 +162,7 @@ class Registration:
 @dataclass(frozen=True)
 class MoveRequest:
     """A dbt process's request that the server on a lake move to `lake`, for
-    the profile whose settings have `fingerprint` (warm_client._move_server)."""
+    the profile whose settings have `fingerprint` (warm_client._move_server_here)."""
 
     lake: str
     fingerprint: str
