@@ -11,10 +11,14 @@ and the test kills the process once the expected number of threads are held.
 The JVM runs its real code up to that point: nothing is mocked.
 
     ...start the child: PROFILE_JAVA_OPTIONS in its profile's spark_conf,
-       HELD_ENV in its environment, its output to `log`...
-    with jvm_breakpoints.attach(log, child, ["org.apache.Foo.bar"]) as held:
+       HELD_FROM_START_ENV in its environment, its output to `log`...
+    with jvm_breakpoints.attach(log, child, ["org.apache.Foo.bar"], suspended=True) as held:
         held.wait(4, child)   # four threads stopped in Foo.bar
         ...kill the child...
+
+With HELD_FROM_START_ENV the JVM waits for the debugger and runs once the
+breakpoints are taken; with HELD_ENV it runs at once, and jdb sets them
+when it has attached (a point reached sooner is passed).
 """
 
 from __future__ import annotations
