@@ -11,14 +11,10 @@ and the test kills the process once the expected number of threads are held.
 The JVM runs its real code up to that point: nothing is mocked.
 
     ...start the child: PROFILE_JAVA_OPTIONS in its profile's spark_conf,
-       HELD_FROM_START_ENV in its environment, its output to `log`...
-    with jvm_breakpoints.attach(log, child, ["org.apache.Foo.bar"], suspended=True) as held:
+       HELD_ENV in its environment, its output to `log`...
+    with jvm_breakpoints.attach(log, child, ["org.apache.Foo.bar"]) as held:
         held.wait(4, child)   # four threads stopped in Foo.bar
         ...kill the child...
-
-With HELD_FROM_START_ENV the JVM waits for the debugger and runs once the
-breakpoints are taken; with HELD_ENV it runs at once, and jdb sets them
-when it has attached (a point reached sooner is passed).
 """
 
 from __future__ import annotations
@@ -33,14 +29,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # A JVM started with this option listens for a debugger on a loopback port of
-# its own, and prints it. (Not through JAVA_TOOL_OPTIONS: spark-submit's
-# launcher is a JVM too, whose output is the driver's command line.)
-AGENT = "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0"
-# The same, the JVM waiting for the debugger before it runs anything: for a
-# point the run reaches within seconds of its JVM's start, before jdb (a JVM
-# too) could attach on a busy machine. Only for a run that attach()es with
-# `suspended`: a JVM started so and never attached waits for ever.
-AGENT_SUSPENDED = AGENT.replace("suspend=n", "suspend=y")
+# its own, prints it, and waits for it before it runs anything (attach() lets
+# it run once the breakpoints are taken: a point reached within seconds of
+# the JVM's start would be passed before jdb, a JVM too, could attach on a
+# busy machine). (Not through JAVA_TOOL_OPTIONS: spark-submit's launcher is a
+# JVM too, whose output is the driver's command line.)
+AGENT = "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0"
 # A test profile's spark_conf entry that gives the driver's JVM the options
 # of the variable OPTIONS_ENV (none when it is unset).
 OPTIONS_ENV = "LAKEHOUSE_TEST_JAVA_OPTIONS"
@@ -48,7 +42,6 @@ PROFILE_JAVA_OPTIONS = {"spark.driver.extraJavaOptions": "{{ env_var('" + OPTION
 # The environment of a run to hold: the agent, and no class-data archive (the
 # adapter's class_data.py), which the JVM cannot write with the agent loaded.
 HELD_ENV = {OPTIONS_ENV: AGENT, "LAKEHOUSE_CLASS_DATA": "0"}
-HELD_FROM_START_ENV = HELD_ENV | {OPTIONS_ENV: AGENT_SUSPENDED}
 LISTENING = re.compile(r"Listening for transport dt_socket at address: (\d+)")
 HIT = "Breakpoint hit:"
 # A hit's whole line (jdb writes it a character at a time): where the thread is.
@@ -77,8 +70,8 @@ class Held:
         self.methods = methods
 
     def resume_once_set(self, timeout: float = 120) -> None:
-        """Start a JVM that waits for its debugger, once jdb has taken every
-        breakpoint (set, or deferred until its class loads)."""
+        """Let the JVM run (it waits for its debugger: AGENT) once jdb has
+        taken every breakpoint (set, or deferred until its class loads)."""
         deadline = time.monotonic() + timeout
         while self._taken() < len(self.methods):
             if time.monotonic() > deadline:
@@ -157,15 +150,12 @@ def port_of(log: Path, process: subprocess.Popen[bytes], timeout: float = 300) -
 
 
 @contextmanager
-def attach(
-    log: Path, process: subprocess.Popen[bytes], methods: list[str], suspended: bool = False
-) -> Iterator[Held]:
-    """Breakpoints at `methods` in the JVM that `process` starts (its first);
-    `suspended`: a JVM started with AGENT_SUSPENDED, run once they are set."""
+def attach(log: Path, process: subprocess.Popen[bytes], methods: list[str]) -> Iterator[Held]:
+    """Breakpoints at `methods` in the JVM that `process` starts (its first),
+    which runs once they are taken."""
     held = Held(port_of(log, process), methods)
     try:
-        if suspended:
-            held.resume_once_set()
+        held.resume_once_set()
         yield held
     finally:
         held.close()

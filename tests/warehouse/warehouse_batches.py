@@ -746,15 +746,10 @@ class Chain:
 
         if self.next > self.last:
             raise ChainFailed(f"no batch left to kill at {point.name}")
-        # The JVM waits for the breakpoints: a batch's first create comes
-        # within seconds of its start, before jdb could attach on a busy machine.
-        with self._start(self.next, env=jvm_breakpoints.HELD_FROM_START_ENV) as child:
+        with self._start(self.next, env=jvm_breakpoints.HELD_ENV) as child:
             armed = lake_state(self.work)
-            methods = list(point.methods)
             try:
-                with jvm_breakpoints.attach(
-                    child.log, child.process, methods, suspended=True
-                ) as held:
+                with jvm_breakpoints.attach(child.log, child.process, list(point.methods)) as held:
                     held.wait(1, child.process, timeout=timeout)
                     seen = held.hit_lines()[0]
             except AssertionError as exc:

@@ -328,7 +328,7 @@ def _move_server_here(attached: Attached, creds: LakehouseCredentials, fingerpri
         ),
         None,
     )
-    if mover is None or mover.process is None or mover.state is None:
+    if mover is None or mover.process is None:
         return False
     process = mover.process
     logger.info(
@@ -339,22 +339,17 @@ def _move_server_here(attached: Attached, creds: LakehouseCredentials, fingerpri
         str(attached.lake), fingerprint, creds.lake_lock_timeout, creds.warm_idle_timeout
     )
     warm_state.ask_move(mover.lake, request)
-    deadline = time.monotonic() + creds.lake_lock_timeout + START_TIMEOUT
-    while True:
-        state = warm_state.read_state(attached.lake)
-        if state is not None and state.pid == process.pid:
-            break
-        if process.poll() is not None or time.monotonic() >= deadline:
-            process.kill()
-            process.wait()
-            warm_state.move_path(mover.lake).unlink(missing_ok=True)
-            logger.info(
-                f"The warm Spark server could not move to the lake {attached.lake}; the end of "
-                f"its log, {mover.log}:\n{_tail(mover.log)}"
-            )
-            _release_if_idle(mover.lake)
-            return False
-        time.sleep(0.01)
+    state = _served_by(attached.lake, process, creds.lake_lock_timeout + START_TIMEOUT)
+    if state is None:
+        process.kill()
+        process.wait()
+        warm_state.move_path(mover.lake).unlink(missing_ok=True)
+        logger.info(
+            f"The warm Spark server could not move to the lake {attached.lake}; the end of "
+            f"its log, {mover.log}:\n{_tail(mover.log)}"
+        )
+        _release_if_idle(mover.lake)
+        return False
     # Off the other lake now: another dbt process may take that one.
     _release_if_idle(mover.lake)
     attached.state, attached.process, attached.log = state, process, mover.log
@@ -472,30 +467,38 @@ def _await_serving(attached: Attached, creds: LakehouseCredentials) -> None:
     lake, log, process = attached.lake, attached.log, attached.process
     assert process is not None
     began = time.monotonic()
-    deadline = began + creds.lake_lock_timeout + START_TIMEOUT
-    while True:
-        state = warm_state.read_state(lake)
-        if state is not None and state.pid == process.pid:
-            attached.state = state
-            break
-        if process.poll() is not None:
-            raise DbtRuntimeError(
-                f"The lake's warm Spark server exited while starting (status "
-                f"{process.returncode}). The end of its log, {log}:\n{_tail(log)}"
-            )
-        if time.monotonic() >= deadline:
-            process.kill()
-            raise DbtRuntimeError(
-                f"The lake's warm Spark server did not start within "
-                f"{creds.lake_lock_timeout + START_TIMEOUT:g} s. The end of its log, {log}:\n"
-                f"{_tail(log)}"
-            )
-        time.sleep(0.1)
+    state = _served_by(lake, process, creds.lake_lock_timeout + START_TIMEOUT)
+    if state is None and process.poll() is not None:
+        raise DbtRuntimeError(
+            f"The lake's warm Spark server exited while starting (status "
+            f"{process.returncode}). The end of its log, {log}:\n{_tail(log)}"
+        )
+    if state is None:
+        process.kill()
+        raise DbtRuntimeError(
+            f"The lake's warm Spark server did not start within "
+            f"{creds.lake_lock_timeout + START_TIMEOUT:g} s. The end of its log, {log}:\n"
+            f"{_tail(log)}"
+        )
+    attached.state = state
     logger.info(
         f"The lake's warm Spark server serves on port {state.port} after "
         f"{time.monotonic() - began:.1f} s; it stops after {creds.warm_idle_timeout:g} s "
         f"without a dbt process, or with `{warm_state.stop_command(lake)}`"
     )
+
+
+def _served_by(lake: Path, process: subprocess.Popen[bytes], timeout: float) -> ServerState | None:
+    """The lake's state once it names `process` as its server (started, or
+    moved there); None when the process ends or `timeout` passes first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = warm_state.read_state(lake)
+        if state is not None and state.pid == process.pid:
+            return state
+        if process.poll() is not None or time.monotonic() >= deadline:
+            return None
+        time.sleep(0.05)
 
 
 def _tail(log: Path, lines: int = 20) -> str:

@@ -48,9 +48,8 @@ from dbt.adapters.lakehouse import (
 )
 from dbt.adapters.lakehouse.warm_state import Registration, ServerState
 
+# How often it looks at its JVM, its lake, its client and for a move request.
 POLL_SECONDS = 1.0
-# How often it looks for a move request: a dbt process waits for the answer.
-MOVE_POLL_SECONDS = 0.02
 CONNECT_SERVICE = "org.apache.spark.sql.connect.service.SparkConnectService"
 
 
@@ -162,7 +161,6 @@ class Server:
     def serve(self) -> str:
         """Wait until a reason to stop; returns it. Moves when asked."""
         self.idle_since = time.monotonic()
-        next_look = 0.0
         while self.stop_reason is None:
             request = warm_state.take_move(self.lake)
             if request is not None:
@@ -170,14 +168,12 @@ class Server:
                     self.move(request)
                 except Exception as exc:
                     # Half-way between two lakes: the dbt process that
-                    # asked sees this process end, and runs Spark itself.
+                    # asked sees this process end, and starts another.
                     return f"the move to the lake {request.lake} failed: {exc}"
-            if time.monotonic() >= next_look:
-                reason = self._why_stop()
-                if reason is not None:
-                    return reason
-                next_look = time.monotonic() + POLL_SECONDS
-            time.sleep(MOVE_POLL_SECONDS)
+            reason = self._why_stop()
+            if reason is not None:
+                return reason
+            time.sleep(POLL_SECONDS)
         return self.stop_reason
 
     def _why_stop(self) -> str | None:

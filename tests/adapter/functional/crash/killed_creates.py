@@ -118,13 +118,11 @@ def killed_while_held(
         1,
         "--command",
         "build",
-        # The JVM waits for the breakpoints: the first creates come within
-        # seconds of its start, before jdb could attach on a busy machine.
-        env={**env, **jvm_breakpoints.HELD_FROM_START_ENV},
+        env={**env, **jvm_breakpoints.HELD_ENV},
         tag=tag,
     )
     try:
-        with jvm_breakpoints.attach(run.log, run.process, methods, suspended=True) as held:
+        with jvm_breakpoints.attach(run.log, run.process, methods) as held:
             held.wait(len(FORMATS) * len(KINDS), run.process, lambda: ended_nodes(run))
     finally:
         run.kill()
