@@ -23,8 +23,8 @@ dbt's adapter tests) uses a lake's server when one runs, and otherwise runs
 the lake on its own Spark, which stays warm between its calls
 (_own_spark_pays). Only a profile its own Spark cannot serve (other launch
 settings: jars, heap) starts a server from such a process, and the next lake
-of that profile gets the same server, moved there (_move_server_here: a
-fraction of a second, where a new server is a JVM start).
+of that profile gets the same server, moved there (_move_server_here: within
+a second, the server's poll, where a new server is a JVM start).
 
 When the server's jars cannot be had (offline, no javac), dbt runs Spark
 in-process as without warm start, and says why once.
@@ -312,8 +312,9 @@ def _attach(lake: Path, creds: LakehouseCredentials, settings: dict[str, Any]) -
 
 def _move_server_here(attached: Attached, creds: LakehouseCredentials, fingerprint: str) -> bool:
     """Bring here a server this process started for another lake, idle and
-    started with this profile's settings: it moves in a fraction of a
-    second, where a new server is a JVM start. Whether it came; a server
+    started with this profile's settings: it moves within a second (it
+    looks for the request once a second), where a new server is a JVM
+    start. Whether it came; a server
     whose move fails ends (its log says why), and a new one starts here.
     (Called under _lock.)"""
     mover = next(
