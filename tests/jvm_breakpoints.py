@@ -43,6 +43,10 @@ PROFILE_JAVA_OPTIONS = {"spark.driver.extraJavaOptions": "{{ env_var('" + OPTION
 # adapter's class_data.py), which the JVM cannot write with the agent loaded.
 HELD_ENV = {OPTIONS_ENV: AGENT, "LAKEHOUSE_CLASS_DATA": "0"}
 LISTENING = re.compile(r"Listening for transport dt_socket at address: (\d+)")
+# jdb's prompt naming a suspended thread ("main[1] "): printed once its
+# event thread has taken the JVM's start as a stop. A `run` sent before that
+# finds "Nothing suspended." and the JVM then waits at its start for ever.
+STOPPED_PROMPT = re.compile(r"^\S+\[\d+\] ", re.MULTILINE)
 HIT = "Breakpoint hit:"
 # A hit's whole line (jdb writes it a character at a time): where the thread is.
 HIT_LINE = re.compile(re.escape(HIT) + r"([^\n]*)\n")
@@ -71,17 +75,20 @@ class Held:
 
     def resume_once_set(self, timeout: float = 120) -> None:
         """Let the JVM run (it waits for its debugger: AGENT) once jdb has
-        taken every breakpoint (set, or deferred until its class loads)."""
+        taken every breakpoint (set, or deferred until its class loads) and
+        has stopped at the JVM's start."""
         deadline = time.monotonic() + timeout
-        while self._taken() < len(self.methods):
+        while not self._ready():
             if time.monotonic() > deadline:
-                raise AssertionError(f"jdb took no breakpoints in {timeout} s:\n{self.output}")
+                raise AssertionError(f"jdb was not ready in {timeout} s:\n{self.output}")
             time.sleep(0.05)
         self.send("run")
 
-    def _taken(self) -> int:
+    def _ready(self) -> bool:
         with self._lock:
-            return self.output.count("Deferring breakpoint ") + self.output.count("Set breakpoint ")
+            out = self.output
+            taken = out.count("Deferring breakpoint ") + out.count("Set breakpoint ")
+            return taken >= len(self.methods) and STOPPED_PROMPT.search(out) is not None
 
     def _read(self) -> None:
         assert self.process.stdout is not None
