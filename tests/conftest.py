@@ -79,7 +79,8 @@ def warm_servers_of_this_run(tmp_path_factory):
     """The warm servers tests start are counted in a registry of this test
     process's own (the cap would otherwise stop another worker's idle
     server between two of its commands), and none outlives the run."""
-    from dbt.adapters.lakehouse import warm_registry, warm_server
+    from dbt.adapters.lakehouse.warm import registry as warm_registry
+    from dbt.adapters.lakehouse.warm import server as warm_server
 
     os.environ[warm_registry.REGISTRY_ENV] = str(tmp_path_factory.getbasetemp() / "warm-servers")
     yield

@@ -90,7 +90,7 @@ class DbtProject:
 
 def profile_yaml(profile: str, schema: str, lake_dir: Path, lake_catalog: str | None = None) -> str:
     """A three-line profile on `lake_dir`; `lake_catalog` when the test needs
-    one kind of lake catalog (lake_catalog.py), whatever the default."""
+    one kind of lake catalog (lake/catalog.py), whatever the default."""
     target = {
         "type": "lakehouse",
         "method": "session",
@@ -105,7 +105,7 @@ def profile_yaml(profile: str, schema: str, lake_dir: Path, lake_catalog: str | 
 
 
 def hudi_jar() -> Path:
-    from dbt.adapters.lakehouse import hudi_bundle
+    from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 
     return hudi_bundle.locate(cache_dir=REPO / ".cache" / "jars")
 

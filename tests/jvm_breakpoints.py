@@ -40,7 +40,7 @@ AGENT = "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1
 OPTIONS_ENV = "LAKEHOUSE_TEST_JAVA_OPTIONS"
 PROFILE_JAVA_OPTIONS = {"spark.driver.extraJavaOptions": "{{ env_var('" + OPTIONS_ENV + "', '') }}"}
 # The environment of a run to hold: the agent, and no class-data archive (the
-# adapter's class_data.py), which the JVM cannot write with the agent loaded.
+# adapter's session/class_data.py), which the JVM cannot write with the agent loaded.
 HELD_ENV = {OPTIONS_ENV: AGENT, "LAKEHOUSE_CLASS_DATA": "0"}
 LISTENING = re.compile(r"Listening for transport dt_socket at address: (\d+)")
 # jdb's prompt naming a suspended thread ("main[1] "): printed once its

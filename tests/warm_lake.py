@@ -13,7 +13,8 @@ from pathlib import Path
 
 import yaml
 
-from dbt.adapters.lakehouse import warm_state
+from dbt.adapters.lakehouse import processes
+from dbt.adapters.lakehouse.warm import state as warm_state
 from tests.dbt_harness import hudi_jar
 
 BIN = Path(sys.executable).parent
@@ -109,7 +110,7 @@ class WarmLake:
         try:
             return [tuple(row) for row in session.sql(sql).collect()]
         finally:
-            session.client._channel.close()  # not close(): see connect_session.py
+            session.client._channel.close()  # not close(): see session/connect.py
 
     def stop_all(self) -> None:
         state = self.state()
@@ -117,5 +118,5 @@ class WarmLake:
             warm_state.terminate(state, timeout=20)
         for pid, jvm_pid in self.servers:
             for each in (pid, jvm_pid):
-                if warm_state.alive(each):
+                if processes.alive(each):
                     os.kill(each, signal.SIGKILL)

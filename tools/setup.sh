@@ -71,7 +71,7 @@ fi
 # ~/.m2 if Maven has it, else downloaded from Maven Central, checksum verified
 # (the adapter's own resolution; LAKEHOUSE_MAVEN_REPOSITORY points it at a mirror).
 "$VENV/bin/python" -c 'import sys; from pathlib import Path
-from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError, fetch
+from dbt.adapters.lakehouse.formats.hudi.bundle import HudiBundleError, fetch
 try: fetch(Path(sys.argv[1]), notify=print)
 except HudiBundleError as exc: sys.exit(f"setup: {exc}")' "$JARS"
 
@@ -185,7 +185,7 @@ fi
 fetch_maven() {  # coordinates (group:artifact:version[:extension[:classifier]]), folder, what
   echo "setup: fetching $3 ($1) into $2"
   "$VENV/bin/python" -c 'import sys; from pathlib import Path
-from dbt.adapters.lakehouse.hudi_bundle import JarError, MavenJar, fetch_jar
+from dbt.adapters.lakehouse.formats.hudi.bundle import JarError, MavenJar, fetch_jar
 try: fetch_jar(MavenJar.from_coordinates(sys.argv[1]), sys.argv[3], Path(sys.argv[2]), notify=print)
 except JarError as exc: sys.exit(f"setup: {sys.argv[3]}: {exc} (behind a mirror, set LAKEHOUSE_MAVEN_REPOSITORY)")' "$1" "$2" "$3"
 }
@@ -222,7 +222,7 @@ fi
 # Spark Connect's server module for the installed pyspark (adlake.servers.spark_server
 # start connect): pyspark's pip package carries the client only. The
 # coordinates are the ones warm start resolves (Bundle.connect_server).
-CONNECT=$("$VENV/bin/python" -c 'from dbt.adapters.lakehouse.hudi_bundle import installed_bundle
+CONNECT=$("$VENV/bin/python" -c 'from dbt.adapters.lakehouse.formats.hudi.bundle import installed_bundle
 print(installed_bundle().connect_server.coordinates)')
 IFS=: read -r _ connect_artifact connect_version <<<"$CONNECT"
 [ -f "$JARS/$connect_artifact-$connect_version.jar" ] || fetch_maven "$CONNECT" "$JARS" "Spark Connect's server"

@@ -19,10 +19,10 @@ connection validation), the same classes on each engine:
   session): what the session costs, apart from the table format;
 - lakehouse-warm-off: the same with LAKEHOUSE_WARM_START=0;
 - lakehouse-warm-on: the same with LAKEHOUSE_WARM_START=1 (the first lake's
-  server started, and moved to each next lake: warm_client.py);
+  server started, and moved to each next lake: warm/client.py);
 - lakehouse-metastore-warm-off and -warm-on: those two with `lake_catalog:
   metastore`, each lake's catalog in Hive's metastore on a Derby database of
-  its own rather than files in its folder (lake_catalog.py).
+  its own rather than files in its folder (lake/catalog.py).
 
 Each variant is one pytest process (wall time from its start to its exit),
 with its own registry of warm servers, stopped at the end; it counts the warm
@@ -44,7 +44,8 @@ import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
-from dbt.adapters.lakehouse import hudi_bundle, warm_registry
+from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
+from dbt.adapters.lakehouse.warm import registry as warm_registry
 
 CASES = """
 from dbt.tests.adapter.basic.test_adapter_methods import BaseAdapterMethod
@@ -216,7 +217,7 @@ def _warm_servers(registry: Path, env: dict[str, str]) -> int:
         left = len(warm_registry.running()) if registry.exists() else 0
     finally:
         os.environ.pop("LAKEHOUSE_WARM_REGISTRY", None)
-    command = [sys.executable, "-m", "dbt.adapters.lakehouse.warm_server", "stop", "--all"]
+    command = [sys.executable, "-m", "dbt.adapters.lakehouse.warm.server", "stop", "--all"]
     subprocess.run(command, env=env, capture_output=True)
     return left
 

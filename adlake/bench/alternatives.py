@@ -178,7 +178,7 @@ def generate(
 
 
 def hudi_jar() -> Path:
-    from dbt.adapters.lakehouse import hudi_bundle
+    from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 
     return hudi_bundle.locate(cache_dir=ROOT / hudi_bundle.DEFAULT_CACHE_DIR)
 
@@ -190,8 +190,8 @@ def spark_settings(lake: Path, driver_memory: str, hudi: bool) -> dict[str, str]
     jar, serializer, extension and catalog when `hudi` is false. (The
     adapter's own local file system, which spares a child process per file
     created, is the adapter's and stays out.)"""
-    from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
-    from dbt.adapters.lakehouse.spark_local_dir import JAVA_OPTIONS, scratch_conf
+    from dbt.adapters.lakehouse.session.embedded import hudi_session_conf
+    from dbt.adapters.lakehouse.session.local_dir import JAVA_OPTIONS, scratch_conf
 
     conf = hudi_session_conf(lake, hudi_jar(), "local[*]")
     # Spark's scratch files, the Hive client's folders and the JVM's

@@ -193,7 +193,7 @@ def scan_metrics(spark, sql: str) -> tuple[int, int]:
 def write_bench_project(project: Path, lake: Path, models: dict[str, str], **output) -> None:
     """A benchmark's dbt project: its models, and a profile of the embedded
     session on `lake` (12 GiB of driver memory), with `output`'s extra keys."""
-    from dbt.adapters.lakehouse import hudi_bundle
+    from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 
     (project / "models").mkdir(parents=True, exist_ok=True)
     (project / "dbt_project.yml").write_text(

@@ -8,11 +8,11 @@ One process, one Spark JVM, as in dbt's adapter tests or an orchestrator
 calling dbt in-process (adapter/README.md, "Several projects in one
 process"). For each of --lakes new lakes, in turn:
 
-- move: the session moved to the new lake (lake_switch.py: the last lake's
+- move: the session moved to the new lake (session/lake_switch.py: the last lake's
   lock released, a session state of the lake's own on the same Spark
   context; with `--lake-catalog metastore`, its catalog database shut down);
 - first catalog call: `create schema`, the lake's first (the schema's file
-  written in the lake's catalog folder, lake_catalog.py; with
+  written in the lake's catalog folder, lake/catalog.py; with
   `--lake-catalog metastore`, Hive and DataNucleus start on the lake's Derby
   database, a copy of an empty one);
 - a small parquet `create table ... as select`, then `show tables`.
@@ -36,8 +36,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from dbt.adapters.lakehouse import embedded_session, jdk, lake_catalog
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials
+from dbt.adapters.lakehouse.lake import catalog as lake_catalog
+from dbt.adapters.lakehouse.session import embedded as embedded_session
+from dbt.adapters.lakehouse.session import jdk
 
 STATEMENTS = {
     "first catalog call": "create schema if not exists {schema}",

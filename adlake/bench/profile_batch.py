@@ -52,7 +52,7 @@ from adlake.generator import generate
 from adlake.landing import land_batch
 from adlake.runner.warehouse import work_args
 from adlake.timeline import instants_between
-from dbt.adapters.lakehouse import memory_staging
+from dbt.adapters.lakehouse.writes import memory_staging
 
 DRIVER = "driver, outside Spark jobs"
 # dbt's unit tests check the models' SQL on fixed rows: no part of a batch.
@@ -102,7 +102,7 @@ STATEMENT_KINDS = (
 
 def statement_kind(sql: str) -> str:
     """What a statement dbt sent is for, from its first word (after dbt's query
-    comment); a query the adapter staged in memory (memory_staging.py), by the
+    comment); a query the adapter staged in memory (writes/memory_staging.py), by the
     comment it is logged with."""
     if sql.lstrip().startswith(memory_staging.LOG_PREFIX):
         return "staged batch"

@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 
 from adlake import ROOT
-from dbt.adapters.lakehouse import hudi_bundle
-from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
+from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
-from dbt.adapters.lakehouse.spark_local_dir import JAVA_OPTIONS, scratch_conf
+from dbt.adapters.lakehouse.session.embedded import hudi_session_conf
+from dbt.adapters.lakehouse.session.local_dir import JAVA_OPTIONS, scratch_conf
 
 SYNC = ("hoodie.datasource.meta.sync.enable", "hoodie.datasource.hive_sync.enable")
 MARKERS = ("hoodie.embed.timeline.server", "hoodie.write.markers.type")

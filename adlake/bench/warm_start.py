@@ -31,7 +31,7 @@ from pathlib import Path
 
 import yaml
 
-from dbt.adapters.lakehouse import hudi_bundle
+from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 
 BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parents[2]
@@ -189,7 +189,7 @@ def stop_server(lake: Path) -> None:
         [
             sys.executable,
             "-m",
-            "dbt.adapters.lakehouse.warm_server",
+            "dbt.adapters.lakehouse.warm.server",
             "stop",
             "--lake-dir",
             str(lake),

@@ -55,7 +55,7 @@ from adlake.landing import land_batch
 from adlake.runner.readers import Query, query_function
 from adlake.runner.warehouse import Builds, tally, work_args
 from adlake.servers import catalog, cluster, spark_server
-from dbt.adapters.lakehouse.table_formats import FORMATS
+from dbt.adapters.lakehouse.formats.registry import FORMATS
 
 TARGETS = ("local", "thrift", "connect", "thrift-cluster", "connect-cluster")
 ADS_TABLES = (

@@ -41,7 +41,7 @@ from adlake import ROOT
 from adlake.generator import generate
 from adlake.landing import land_batch
 from adlake.runner.readers import profile_target, target_reader
-from dbt.adapters.lakehouse.table_formats import FORMATS
+from dbt.adapters.lakehouse.formats.registry import FORMATS
 
 LAYERS = ("ref", "ods", "dwd", "dws", "ads")
 SCHEMA = "adlake"

@@ -28,7 +28,7 @@ from adlake import ROOT
 from adlake.s3_client import ACCESS_KEY_ENV, SECRET_KEY_ENV
 from adlake.servers import processes
 from adlake.servers.processes import LOOPBACK
-from dbt.adapters.lakehouse import hudi_bundle
+from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 
 DEFAULT_PORT = 9000
 DEFAULT_BUCKET = "adlake"

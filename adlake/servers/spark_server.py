@@ -47,9 +47,12 @@ from adlake import ROOT
 from adlake.servers import catalog, processes, tls_front
 from adlake.servers.catalog import free_port  # a free port on 127.0.0.1
 from adlake.servers.processes import LOOPBACK, port_open, write_private
-from dbt.adapters.lakehouse import format_jars, hudi_bundle, local_hadoop_conf, table_formats
-from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
-from dbt.adapters.lakehouse.spark_local_dir import JAVA_OPTIONS, scratch_conf
+from dbt.adapters.lakehouse.formats import registry as table_formats
+from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
+from dbt.adapters.lakehouse.session import format_jars
+from dbt.adapters.lakehouse.session import hadoop_conf as local_hadoop_conf
+from dbt.adapters.lakehouse.session.embedded import hudi_session_conf
+from dbt.adapters.lakehouse.session.local_dir import JAVA_OPTIONS, scratch_conf
 
 MAINS = {
     "thrift": "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
@@ -167,7 +170,7 @@ def server_conf(
         [conf["spark.sql.extensions"], *table_formats.extensions(formats)]
     )
     # YARN's defaults left out of a local master's Hadoop configuration, as
-    # in the embedded session (the adapter's local_hadoop_conf.py).
+    # in the embedded session (the adapter's session/hadoop_conf.py).
     classpath = [*local_hadoop_conf.class_path(master, jar.parent), str(jar)]
     classpath += map(str, format_jars.fetch(formats, print, jar))
     if kind == "connect":

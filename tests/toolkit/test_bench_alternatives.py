@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 from adlake import ROOT
-from dbt.adapters.lakehouse import hudi_bundle
+from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 
 APPROACHES = {"lakehouse", "dbt_spark_hudi", "parquet_rebuild", "floor"}
 

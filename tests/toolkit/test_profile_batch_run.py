@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 from adlake import ROOT
-from dbt.adapters.lakehouse import hudi_bundle
+from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 
 SERVICES = "{dwd_compaction_delta_commits: 2, dwd_cleaning_retain: 1}"
 

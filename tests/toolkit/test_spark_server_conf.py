@@ -8,7 +8,7 @@ import zipfile
 from pathlib import Path
 
 from adlake.servers import spark_server
-from dbt.adapters.lakehouse import local_hadoop_conf
+from dbt.adapters.lakehouse.session import hadoop_conf as local_hadoop_conf
 
 
 def test_a_local_server_leaves_yarns_defaults_out_and_a_cluster_one_keeps_them(tmp_path):

@@ -75,7 +75,7 @@ def restore(work: Work, snapshot: Path) -> None:
 
 
 def hudi_jar() -> Path:
-    from dbt.adapters.lakehouse import hudi_bundle
+    from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 
     return hudi_bundle.locate(cache_dir=REPO / ".cache" / "jars")
 

@@ -75,7 +75,7 @@ def test_batches_build_the_warehouse_to_the_generators_truth_and_its_docs_site(
             # in the days it wrote. dwd_billing_events is merge-on-read and
             # merged by an ordering field, so they come from its snapshot (by
             # commit time), not from Hudi's incremental read, which can return
-            # a late write that lost (data_test_scope.py).
+            # a late write that lost (data_tests/scope.py).
             events = compiled["assert_events_agree_with_their_ad"]
             assert "_hoodie_commit_time >" in events and "cast(`event_date` as string) =" in events
             assert "hudi_table_changes(" not in events

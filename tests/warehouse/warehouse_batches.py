@@ -874,7 +874,7 @@ def main() -> None:
     from dbt.cli.main import dbtRunner
 
     ready = []
-    from dbt.adapters.lakehouse.memory_staging import LOG_PREFIX
+    from dbt.adapters.lakehouse.writes.memory_staging import LOG_PREFIX
 
     def on_event(event) -> None:
         if not ready and event.info.name == "NodeStart":

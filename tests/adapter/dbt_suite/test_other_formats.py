@@ -34,8 +34,8 @@ from dbt.tests.adapter.incremental.test_incremental_on_schema_change import (
 )
 from dbt.tests.util import run_dbt
 
-from dbt.adapters.lakehouse import warm_state
 from dbt.adapters.lakehouse.credentials import WARM_START_ENV_VAR
+from dbt.adapters.lakehouse.warm import state as warm_state
 from tests.adapter.dbt_suite import test_incremental
 from tests.dbt_harness import embedded_target
 

@@ -2,7 +2,7 @@
 the table comment, the columns' descriptions column comments.
 
 Spark keeps both in its catalog; the adapter's catalog for dbt docs
-(docs_catalog.py) reads them with DESCRIBE TABLE EXTENDED, so the base class checks
+(docs/catalog.py) reads them with DESCRIBE TABLE EXTENDED, so the base class checks
 them in catalog.json, as it does on other adapters.
 """
 

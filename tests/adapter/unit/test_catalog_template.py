@@ -1,14 +1,14 @@
 """Which catalog databases a new lake's copy of the template is for
-(catalog_template.py); the copy itself is tested on real lakes in
+(session/catalog_template.py); the copy itself is tested on real lakes in
 functional/targets/test_several_lakes_per_process.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from dbt.adapters.lakehouse import catalog_template
-from dbt.adapters.lakehouse.embedded_session import hudi_session_conf
-from dbt.adapters.lakehouse.metastore import METASTORE_URL
+from dbt.adapters.lakehouse.lake.metastore import METASTORE_URL
+from dbt.adapters.lakehouse.session import catalog_template
+from dbt.adapters.lakehouse.session.embedded import hudi_session_conf
 
 
 def test_the_lakes_own_catalog_is_new_until_its_folder_exists(tmp_path):

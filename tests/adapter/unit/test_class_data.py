@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.lakehouse import class_data
+from dbt.adapters.lakehouse.session import class_data
 
 SLEEPER = """
 public class Sleeper {

@@ -2,7 +2,7 @@
 
 import pytest
 
-from dbt.adapters.lakehouse.compaction_order import compacts_before_writing
+from dbt.adapters.lakehouse.formats.hudi.compaction_order import compacts_before_writing
 
 
 @pytest.mark.parametrize(

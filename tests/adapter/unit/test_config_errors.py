@@ -17,9 +17,11 @@ a unique_key is not refused (a keyless table simply has nothing to order).
 
 import pytest
 
-from dbt.adapters.lakehouse.relation_configs import HudiTableConfig, LakeConfigError, format_support
-from dbt.adapters.lakehouse.relation_configs.delta_table import DeltaTableConfig
-from dbt.adapters.lakehouse.relation_configs.iceberg_table import IcebergTableConfig
+from dbt.adapters.lakehouse.formats.delta.table_config import DeltaTableConfig
+from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
+from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
+from dbt.adapters.lakehouse.relation_configs import format_support
+from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 
 MODEL = "fct_orders"
 NO_VALUE = object()  # the mistake is a missing setting: there is no bad value to show

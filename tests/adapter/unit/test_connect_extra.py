@@ -9,8 +9,8 @@ import sys
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import connect_session
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials
+from dbt.adapters.lakehouse.session import connect as connect_session
 
 
 @pytest.fixture

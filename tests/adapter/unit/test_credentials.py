@@ -1,8 +1,8 @@
 """Profile parsing of `type: lakehouse` (no Spark is started)."""
 
-from dbt.adapters.lakehouse import hudi_bundle
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials
-from dbt.adapters.lakehouse.embedded_session import HUDI_CATALOG, HUDI_EXTENSION, hudi_session_conf
+from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
+from dbt.adapters.lakehouse.session.embedded import HUDI_CATALOG, HUDI_EXTENSION, hudi_session_conf
 
 
 def test_minimal_session_profile_is_enough():
@@ -123,4 +123,4 @@ def test_reading_a_profile_imports_no_spark_session():
                     inner = module[len(prefix) :]
                     if (root / f"{inner.replace('.', '/')}.py").is_file():
                         todo.append(inner)
-    assert "metastore" in seen and "embedded_session" not in seen, sorted(seen)
+    assert "lake.metastore" in seen and "session.embedded" not in seen, sorted(seen)

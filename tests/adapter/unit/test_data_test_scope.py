@@ -5,8 +5,8 @@ import dataclasses
 import pytest
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.lakehouse import data_test_scope
-from dbt.adapters.lakehouse.data_test_queries import DataTestQueries
+from dbt.adapters.lakehouse.data_tests import scope as data_test_scope
+from dbt.adapters.lakehouse.data_tests.queries import DataTestQueries
 from dbt.adapters.lakehouse.statements import Statements
 
 QUERIES = DataTestQueries(Statements())

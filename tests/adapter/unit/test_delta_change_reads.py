@@ -1,4 +1,4 @@
-"""Planning change reads of a Delta upstream (change_reads/delta_ranges.py):
+"""Planning change reads of a Delta upstream (formats/delta/change_ranges.py):
 the range between versions, the gaps (a rebuild, a RESTORE, a log or VACUUM
 that no longer reaches back), the positions a write records in its commit's
 user metadata. On rows as Spark's `describe history` returns them; no Spark
@@ -9,9 +9,9 @@ from datetime import datetime, timedelta
 import pytest
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.lakehouse.change_reads.delta_ranges import plan_read
-from dbt.adapters.lakehouse.delta_history import History
-from dbt.adapters.lakehouse.iceberg_history import wap_id
+from dbt.adapters.lakehouse.formats.delta.change_ranges import plan_read
+from dbt.adapters.lakehouse.formats.delta.history import History
+from dbt.adapters.lakehouse.formats.iceberg.history import wap_id
 
 UP = "s.orders"
 KEY = "hoodie.lakehouse.consumed." + UP

@@ -1,7 +1,7 @@
 """The parsing of Spark's DESCRIBE output and the catalog's stats table."""
 
-from dbt.adapters.lakehouse import docs_catalog
-from dbt.adapters.lakehouse.lake_metadata import parse_describe
+from dbt.adapters.lakehouse.docs import catalog as docs_catalog
+from dbt.adapters.lakehouse.lake.metadata import parse_describe
 
 DESCRIBED = [
     ("_hoodie_commit_time", "string", None),
@@ -69,7 +69,7 @@ def test_a_consumer_behind_is_shown_on_its_upstream():
 
 
 def test_an_iceberg_upstreams_consumers_are_counted_in_snapshots_not_rewrites():
-    from dbt.adapters.lakehouse.iceberg_history import Ancestry
+    from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry
 
     # 1 <- 2 <- 3 (a rewrite) <- 4; a larger id is not a later snapshot.
     rows = [

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.lakehouse import embedded_session, hudi_bundle
+from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
+from dbt.adapters.lakehouse.session import embedded as embedded_session
 
 BUNDLE = hudi_bundle.installed_bundle()
 

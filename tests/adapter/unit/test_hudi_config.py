@@ -5,8 +5,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from dbt.adapters.lakehouse import strategies
-from dbt.adapters.lakehouse.relation_configs import HudiTableConfig, LakeConfigError
+from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
+from dbt.adapters.lakehouse.relation_configs import strategies
+from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS, for_target
 
 
@@ -193,8 +194,8 @@ def test_a_new_tables_columns_are_the_models_with_the_partition_columns_last():
 
 def test_the_docs_strategy_table_is_the_adapters():
     """adapter/README.md shows the strategy table the validation and macros read."""
-    # adapter/dbt/adapters/lakehouse/strategies.py -> adapter/README.md
-    readme = (Path(strategies.__file__).resolve().parents[3] / "README.md").read_text()
+    # adapter/dbt/adapters/lakehouse/relation_configs/strategies.py -> adapter/README.md
+    readme = (Path(strategies.__file__).resolve().parents[4] / "README.md").read_text()
     assert strategies.markdown_table() in readme, (
         "Paste strategies.markdown_table() into adapter/README.md's strategy table:\n"
         + strategies.markdown_table()

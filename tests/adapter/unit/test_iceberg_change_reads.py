@@ -1,4 +1,4 @@
-"""Planning change reads of an Iceberg upstream (change_reads/iceberg_ranges.py):
+"""Planning change reads of an Iceberg upstream (formats/iceberg/change_ranges.py):
 the range between snapshot ids, the gaps, the positions a write records in
 its write-audit-publish id. On rows as Spark returns them; no Spark here."""
 
@@ -7,8 +7,8 @@ import json
 import pytest
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.lakehouse.change_reads.iceberg_ranges import plan_read
-from dbt.adapters.lakehouse.iceberg_history import Ancestry, parse_wap_id, wap_id
+from dbt.adapters.lakehouse.formats.iceberg.change_ranges import plan_read
+from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry, parse_wap_id, wap_id
 
 UP = "iceberg.s.orders"
 KEY = "hoodie.lakehouse.consumed." + UP

@@ -1,5 +1,5 @@
 """What a folder without a catalog entry holds, from the paths a listing
-finds (killed_creates.py); the runs that leave such folders are killed in
+finds (writes/killed_creates.py); the runs that leave such folders are killed in
 tests/adapter/functional/crash/test_killed_create.py."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import fnmatch
 
 import pytest
 
-from dbt.adapters.lakehouse import killed_creates
-from dbt.adapters.lakehouse.killed_creates import COMMITTED, LEFTOVER, NOTHING
+from dbt.adapters.lakehouse.writes import killed_creates
+from dbt.adapters.lakehouse.writes.killed_creates import COMMITTED, LEFTOVER, NOTHING
 
 LOCATION = "s3a://lake/warehouse/ads.db/top[1]"
 

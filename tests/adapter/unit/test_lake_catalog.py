@@ -1,4 +1,4 @@
-"""Which kind of catalog a lake keeps (lake_catalog.py), as the lake's own
+"""Which kind of catalog a lake keeps (lake/catalog.py), as the lake's own
 folder, the profile and LAKEHOUSE_LAKE_CATALOG say (no Spark)."""
 
 from pathlib import Path
@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import lake_catalog
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials
-from dbt.adapters.lakehouse.metastore import METASTORE_URL
+from dbt.adapters.lakehouse.lake import catalog as lake_catalog
+from dbt.adapters.lakehouse.lake.metastore import METASTORE_URL
 
 SHARED = {METASTORE_URL: "jdbc:postgresql://127.0.0.1/metastore"}
 

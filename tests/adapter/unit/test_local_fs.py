@@ -5,7 +5,8 @@ local_hadoop_conf: which sessions leave YARN's defaults out."""
 
 import zipfile
 
-from dbt.adapters.lakehouse import jdk, local_fs, local_hadoop_conf
+from dbt.adapters.lakehouse.session import hadoop_conf as local_hadoop_conf
+from dbt.adapters.lakehouse.session import jdk, local_fs
 
 
 def test_a_cluster_master_keeps_hadoops_file_system(tmp_path):

@@ -1,6 +1,6 @@
 """Which metadata-table instants a dead writer left pending (rows as CALL show_timeline gives them)."""
 
-from dbt.adapters.lakehouse import recovery
+from dbt.adapters.lakehouse.formats.hudi import recovery
 
 
 def row(instant, action, state):

@@ -1,6 +1,6 @@
 """A write's settings, as a difference from what the session holds."""
 
-from dbt.adapters.lakehouse import session_settings
+from dbt.adapters.lakehouse.formats.hudi import write_settings as session_settings
 
 BASELINE = {"hoodie.write.concurrency.mode": "optimistic_concurrency_control"}
 

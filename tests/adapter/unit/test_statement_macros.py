@@ -337,7 +337,7 @@ PINNED |= {
     ),
 }
 
-# Data tests scoped to what a run wrote (data_test_queries.py).
+# Data tests scoped to what a run wrote (data_tests/queries.py).
 PINNED |= {
     (
         "written_partitions",

@@ -1,5 +1,5 @@
-"""The warehouse location of the embedded session (storage.py): a local folder
-or a Hadoop URI, the connector jars each needs (connector_jars.py), and the errors for locations
+"""The warehouse location of the embedded session (storage/locations.py): a local folder
+or a Hadoop URI, the connector jars each needs (storage/connector_jars.py), and the errors for locations
 that cannot work (no Spark is started; no jar is fetched)."""
 
 from pathlib import Path
@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import connector_jars, storage
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials
+from dbt.adapters.lakehouse.storage import connector_jars
+from dbt.adapters.lakehouse.storage import locations as storage
 
 
 def session(**fields) -> LakehouseCredentials:
@@ -80,7 +81,7 @@ def test_a_warehouse_on_s3a_starts_with_bounded_retries_the_profile_can_override
     defaults = storage.session_defaults("s3a://bucket/warehouse")
     assert defaults["spark.hadoop.fs.s3a.attempts.maximum"] == "3"
     assert defaults["spark.hadoop.fs.s3a.retry.limit"] == "3"
-    # Later Hadoop releases' default, not 3.3.4's 96 (storage.py).
+    # Later Hadoop releases' default, not 3.3.4's 96 (storage/locations.py).
     assert defaults["spark.hadoop.fs.s3a.connection.maximum"] == "500"
     assert storage.session_defaults("/tmp/lake/warehouse") == {}
     assert storage.session_defaults("hdfs://nn/warehouse") == {}
@@ -99,7 +100,7 @@ LOST = (
 
 
 def test_a_statement_that_lost_the_store_says_so_and_what_to_do():
-    from dbt.adapters.lakehouse.store_probe import store_lost
+    from dbt.adapters.lakehouse.storage.probe import store_lost
 
     said = store_lost(LOST)
     assert said is not None
@@ -109,7 +110,7 @@ def test_a_statement_that_lost_the_store_says_so_and_what_to_do():
 
 
 def test_a_statement_that_found_no_free_connection_says_why_and_what_to_do():
-    from dbt.adapters.lakehouse.store_probe import connections_exhausted
+    from dbt.adapters.lakehouse.storage.probe import connections_exhausted
 
     # As a model's upsert reported it with the metadata table on (Hudi 1.2.0).
     said = connections_exhausted(
@@ -152,7 +153,7 @@ ENDPOINT = "http://127.0.0.1:44037"
     ],
 )
 def test_a_failed_probe_is_explained_by_what_went_wrong(causes, says):
-    from dbt.adapters.lakehouse.store_probe import explain
+    from dbt.adapters.lakehouse.storage.probe import explain
 
     message = explain(PROBED, ENDPOINT, causes)
     assert message.startswith(f"warehouse_dir: {PROBED}: ")

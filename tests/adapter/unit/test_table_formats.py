@@ -11,19 +11,17 @@ from types import SimpleNamespace
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import (
-    delta_services,
-    format_jars,
-    hudi_bundle,
-    iceberg_services,
-    storage,
-    table_formats,
-)
+from dbt.adapters.lakehouse.formats import registry as table_formats
+from dbt.adapters.lakehouse.formats.delta import services as delta_services
+from dbt.adapters.lakehouse.formats.delta.table_config import DeltaTableConfig
+from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
+from dbt.adapters.lakehouse.formats.iceberg import services as iceberg_services
+from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
 from dbt.adapters.lakehouse.relation import LakehouseRelation
 from dbt.adapters.lakehouse.relation_configs import format_support
-from dbt.adapters.lakehouse.relation_configs.delta_table import DeltaTableConfig
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
-from dbt.adapters.lakehouse.relation_configs.iceberg_table import IcebergTableConfig
+from dbt.adapters.lakehouse.session import format_jars
+from dbt.adapters.lakehouse.storage import locations as storage
 
 README = Path(format_support.__file__).resolve().parents[4] / "README.md"
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.lakehouse import hudi_bundle, warm_jars
+from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
+from dbt.adapters.lakehouse.warm import jars as warm_jars
 
 CONNECT = hudi_bundle.installed_bundle().connect_server
 REPO_CONNECT_JAR = Path(__file__).resolve().parents[3] / ".cache" / "jars" / CONNECT.jar_name

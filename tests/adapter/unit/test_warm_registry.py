@@ -1,4 +1,4 @@
-"""The cap on warm servers (warm_registry.py), with stand-in servers: real
+"""The cap on warm servers (warm/registry.py), with stand-in servers: real
 processes (`sleep`) with the state files and client locks a lake's server and
 its dbt processes keep. The real servers under the cap:
 functional/warm_start/test_warm_cap.py."""
@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.lakehouse import warm_registry, warm_state
+from dbt.adapters.lakehouse import processes
+from dbt.adapters.lakehouse.warm import registry as warm_registry
+from dbt.adapters.lakehouse.warm import state as warm_state
 
 
 @pytest.fixture
@@ -43,7 +45,7 @@ def stand_in(processes: list[subprocess.Popen], lake: Path, used: float) -> warm
 
 
 def stopped(state: warm_state.ServerState) -> bool:
-    return warm_state.wait_gone([state.pid, state.jvm_pid], 10)
+    return processes.wait_gone([state.pid, state.jvm_pid], 10)
 
 
 @pytest.mark.parametrize(
@@ -81,7 +83,7 @@ def test_a_fourth_server_stops_the_least_recently_used_idle_one(registry, tmp_pa
     assert gone == [f"pid {old.pid}, lake {tmp_path / 'b'}"]
     assert stopped(old)
     assert not warm_state.state_path(tmp_path / "b").exists()
-    assert warm_state.alive(oldest_in_use.pid) and warm_state.alive(recent.pid)
+    assert processes.alive(oldest_in_use.pid) and processes.alive(recent.pid)
     assert {e.pid for e in warm_registry.running()} == {oldest_in_use.pid, recent.pid}
 
 
@@ -96,7 +98,7 @@ def test_no_room_when_every_server_is_in_use(registry, tmp_path):
         for lock in locks:
             lock.close()
     assert not room and gone == []
-    assert all(warm_state.alive(s.pid) for s in states)
+    assert all(processes.alive(s.pid) for s in states)
     # The lake's own server, restarted, does not count against it.
     room, gone = warm_registry.make_room(tmp_path / "a", 4096)
     assert room and gone == []

@@ -13,9 +13,10 @@ import time
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import warm_state
+from dbt.adapters.lakehouse import processes
 from dbt.adapters.lakehouse.credentials import WARM_START_ENV_VAR, resolve_warm_start
-from dbt.adapters.lakehouse.warm_state import Registration, ServerState
+from dbt.adapters.lakehouse.warm import state as warm_state
+from dbt.adapters.lakehouse.warm.state import Registration, ServerState
 
 SETTINGS = {
     "adapter": "0.1.0",
@@ -139,13 +140,13 @@ def test_a_process_that_never_said_done_left_a_statement_that_may_still_run(prev
 def test_a_zombie_is_not_alive():
     child = subprocess.Popen(["true"])
     deadline = time.monotonic() + 10
-    while warm_state.alive(child.pid) and time.monotonic() < deadline:
+    while processes.alive(child.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     # Dead, not yet reaped: kill(pid, 0) still finds it.
     os.kill(child.pid, 0)
-    assert not warm_state.alive(child.pid)
+    assert not processes.alive(child.pid)
     child.wait()
-    assert warm_state.alive(os.getpid())
+    assert processes.alive(os.getpid())
 
 
 def test_a_port_nobody_listens_on_does_not_answer():

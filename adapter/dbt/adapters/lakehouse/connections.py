@@ -16,16 +16,14 @@ from dbt_common.events.contextvars import get_node_info
 from dbt_common.events.functions import fire_event
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import (
-    connect_session,
-    embedded_session,
-    memory_staging,
-    store_probe,
-    warm_client,
-)
 from dbt.adapters.lakehouse.credentials import LakehouseMethod
-from dbt.adapters.lakehouse.hudi_bundle import HudiBundleError
+from dbt.adapters.lakehouse.formats.hudi.bundle import HudiBundleError
+from dbt.adapters.lakehouse.session import connect as connect_session
+from dbt.adapters.lakehouse.session import embedded as embedded_session
 from dbt.adapters.lakehouse.statements import Statements
+from dbt.adapters.lakehouse.storage import probe as store_probe
+from dbt.adapters.lakehouse.warm import client as warm_client
+from dbt.adapters.lakehouse.writes import memory_staging
 
 if TYPE_CHECKING:
     import agate
@@ -234,7 +232,7 @@ class LakehouseConnectionManager(SparkConnectionManager):
     def cleanup_all(self) -> None:
         super().cleanup_all()
         # The end of a dbt command: the first one of a session recording its
-        # class-data archive has the JVM write it (class_data.py).
+        # class-data archive has the JVM write it (session/class_data.py).
         embedded_session.write_class_data()
 
     @classmethod

@@ -14,8 +14,11 @@ from typing import Any
 from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import concurrency, lake_catalog, storage, table_formats
-from dbt.adapters.lakehouse.metastore import METASTORE_URL, shares_catalog
+from dbt.adapters.lakehouse.formats import registry as table_formats
+from dbt.adapters.lakehouse.lake import catalog as lake_catalog
+from dbt.adapters.lakehouse.lake.metastore import METASTORE_URL, shares_catalog
+from dbt.adapters.lakehouse.storage import locations as storage
+from dbt.adapters.lakehouse.writes import concurrency
 
 # Runtime settings every connection gets, whatever the method. dbt-spark adds
 # spark.sql.ansi.enabled=false itself.
@@ -55,7 +58,7 @@ def resolve_warm_start(profile: bool | None) -> bool:
 
     A server pays when the process ends with its command: the next command
     finds Spark running. A process that runs dbt in-process keeps Spark
-    itself between calls, on one lake after another (lake_switch.py), where a
+    itself between calls, on one lake after another (session/lake_switch.py), where a
     server per project would cost a JVM start each."""
     setting = os.environ.get(WARM_START_ENV_VAR, "").strip().lower()
     if setting in ("0", "false", "no", "off"):
@@ -92,7 +95,7 @@ class LakehouseCredentials(SparkCredentials):
     # warehouse_dir says otherwise, its tables (<lake_dir>/warehouse).
     lake_dir: str = ".lake"
     # The embedded session's tables: a local folder or a Hadoop URI
-    # (s3a://bucket/prefix, hdfs://, gs://, abfs://); see storage.py.
+    # (s3a://bucket/prefix, hdfs://, gs://, abfs://); see storage/locations.py.
     warehouse_dir: str | None = None
     # Path to the Hudi Spark bundle. When unset, LAKEHOUSE_HUDI_JAR, then the
     # per-user jar cache and ~/.m2, then a one-time download (see hudi_bundle).
@@ -123,13 +126,13 @@ class LakehouseCredentials(SparkCredentials):
     # in Spark's memory (spilled to the local disk) rather than written to a
     # scratch table on the lake and read back (see memory_staging).
     stage_in_memory: bool = True
-    # session: where a lake keeps its catalog (lake_catalog.py): metastore
+    # session: where a lake keeps its catalog (lake/catalog.py): metastore
     # (Hive's, on a Derby database in the lake, or the one spark_conf names)
     # or folder (files in the lake's catalog folder). Unset: the lake's own
     # kind; a new lake's, LAKEHOUSE_LAKE_CATALOG, else metastore.
     lake_catalog: str | None = None
     # session: table formats its Spark loads besides those the project's
-    # models are written in (table_formats.py), for a process that runs several
+    # models are written in (formats/registry.py), for a process that runs several
     # projects on one session.
     table_formats: list[str] = field(default_factory=list)
 
@@ -197,7 +200,7 @@ class LakehouseCredentials(SparkCredentials):
 
     def add_table_formats(self, formats: Iterable[str], where: str) -> None:
         """Have the embedded session load these formats too: a Spark setting,
-        so that the warm server's fingerprint covers it (table_formats.py)."""
+        so that the warm server's fingerprint covers it (formats/registry.py)."""
         started = self.spark_conf.get(table_formats.FORMATS_CONF)
         wanted = [*table_formats.decode(started), *table_formats.check_names(formats, where)]
         self.spark_conf[table_formats.FORMATS_CONF] = table_formats.encode(wanted)

@@ -19,36 +19,31 @@ from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.utils.executor import executor
 
-from dbt.adapters.lakehouse import (
-    compaction_order,
-    concurrency,
-    data_test_scope,
-    docs_catalog,
-    iceberg_history,
-    killed_creates,
-    recovery,
-    session_settings,
-    storage,
-    strategies,
-    table_formats,
-)
 from dbt.adapters.lakehouse.change_reads import ChangeRead, ChangeReadPlanner
 from dbt.adapters.lakehouse.change_reads.queries import ChangeReadQueries
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials, LakehouseMethod
-from dbt.adapters.lakehouse.data_test_queries import DataTestQueries
-from dbt.adapters.lakehouse.delta_services import DeltaServices
-from dbt.adapters.lakehouse.iceberg_services import IcebergServices
-from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, is_not_hudi
+from dbt.adapters.lakehouse.data_tests import scope as data_test_scope
+from dbt.adapters.lakehouse.data_tests.queries import DataTestQueries
+from dbt.adapters.lakehouse.docs import catalog as docs_catalog
+from dbt.adapters.lakehouse.formats import registry as table_formats
+from dbt.adapters.lakehouse.formats.delta.services import DeltaServices
+from dbt.adapters.lakehouse.formats.delta.table_config import DeltaTableConfig
+from dbt.adapters.lakehouse.formats.hudi import compaction_order, recovery
+from dbt.adapters.lakehouse.formats.hudi import write_settings as session_settings
+from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
+from dbt.adapters.lakehouse.formats.iceberg import history as iceberg_history
+from dbt.adapters.lakehouse.formats.iceberg.services import IcebergServices
+from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
+from dbt.adapters.lakehouse.lake.metadata import LakeMetadata, is_not_hudi
 from dbt.adapters.lakehouse.relation import LakehouseRelation
-from dbt.adapters.lakehouse.relation_configs import write_defaults
-from dbt.adapters.lakehouse.relation_configs.delta_table import DeltaTableConfig
-from dbt.adapters.lakehouse.relation_configs.hudi_table import HudiTableConfig
-from dbt.adapters.lakehouse.relation_configs.iceberg_table import IcebergTableConfig
+from dbt.adapters.lakehouse.relation_configs import strategies, write_defaults
 from dbt.adapters.lakehouse.relation_configs.merge_table import MergeTableConfig
 from dbt.adapters.lakehouse.statements import Statements
-from dbt.adapters.lakehouse.unchanged_builds import BuildRecords
-from dbt.adapters.lakehouse.written_tables import WrittenTables
+from dbt.adapters.lakehouse.storage import locations as storage
+from dbt.adapters.lakehouse.writes import concurrency, killed_creates
+from dbt.adapters.lakehouse.writes.unchanged_builds import BuildRecords
+from dbt.adapters.lakehouse.writes.written_tables import WrittenTables
 
 if TYPE_CHECKING:
     import agate
@@ -164,7 +159,7 @@ class LakehouseAdapter(SparkAdapter):
     def type(cls) -> str:
         return "lakehouse"
 
-    # --- table formats and their catalogs (table_formats.py) ---------------------
+    # --- table formats and their catalogs (formats/registry.py) ---------------------
 
     def acquire_connection(self, name: str | None = None) -> Any:
         """Before a connection opens, the embedded session is told the
@@ -219,7 +214,7 @@ class LakehouseAdapter(SparkAdapter):
     def iceberg_catalog(self, relation: BaseRelation) -> str:
         """The catalog whose procedures (`<catalog>.system.*`) act on an Iceberg
         table: the one its dbt database names, else the one that keeps the
-        session catalog's Iceberg tables (table_formats.py)."""
+        session catalog's Iceberg tables (formats/registry.py)."""
         return str(relation.database or table_formats.ICEBERG_CATALOG)
 
     def get_relation(self, database: str, schema: str, identifier: str) -> BaseRelation | None:
@@ -273,7 +268,7 @@ class LakehouseAdapter(SparkAdapter):
             for row in rows
         ]
 
-    # --- dbt docs' catalog (docs_catalog.py) ----------------------------------------
+    # --- dbt docs' catalog (docs/catalog.py) ----------------------------------------
 
     def get_filtered_catalog(  # type: ignore[no-untyped-def]
         self, relation_configs, used_schemas, relations=None
@@ -460,7 +455,7 @@ class LakehouseAdapter(SparkAdapter):
     @available
     def replace_write_settings(self, settings: dict[str, Any]) -> str:
         """Make `settings` (empty: none) this connection's write settings,
-        on top of its own (session_settings.py)."""
+        on top of its own (formats/hudi/write_settings.py)."""
         conf = cast(LakehouseConnectionManager, self.connections).session_conf()
         resets, sets = session_settings.plan(conf.all(), self.connection_hudi_settings(), settings)
         name = self.connections.get_thread_connection().name
@@ -532,7 +527,7 @@ class LakehouseAdapter(SparkAdapter):
     def clear_killed_create(self, relation: BaseRelation, fmt: str, replaces: bool) -> None:
         """Before `relation` is created where the catalog has no table: remove
         what a run killed while creating it left, or fail if the place holds
-        committed data (killed_creates.py). `replaces`: the create is a CREATE
+        committed data (writes/killed_creates.py). `replaces`: the create is a CREATE
         OR REPLACE."""
         if relation.database:
             return  # a table of a catalog of its own: not made in two steps here
@@ -679,8 +674,8 @@ class LakehouseAdapter(SparkAdapter):
     def commit_record(self, model: dict[str, Any], run: str) -> str:
         """What an Iceberg or Delta model's incremental write records of what
         it consumed and was built from: the write-audit-publish id an Iceberg
-        write is staged under (iceberg_history.py), the user metadata of a
-        Delta commit (delta_history.py); "" when there is nothing to record."""
+        write is staged under (formats/iceberg/history.py), the user metadata of a
+        Delta commit (formats/delta/history.py); "" when there is nothing to record."""
         recorded = self._change_reads.consumed_positions(model)
         recorded.update(self._builds.commit_metadata(model))
         return iceberg_history.wap_id(run, recorded) if recorded else ""

@@ -1,7 +1,7 @@
 """The adapter's relations: dbt-spark's, with a Spark catalog as the database.
 
 dbt-spark has no database: every relation is `schema.table` in the session
-catalog, which names every format's tables here (table_formats.py). An
+catalog, which names every format's tables here (formats/registry.py). An
 Iceberg model that names another catalog in `database` has that catalog as
 its database and renders as `catalog.schema.table`; a relation without one
 renders as before.

@@ -1,7 +1,7 @@
 """Change reads of a merge-on-read upstream whose compaction was pending while it
 took writes: a delta commit written on the file slice of a compaction that
 completes after it makes Hudi 1.2's CDC query fail on every range that holds
-it (the adapter's compaction_order.py). The models are cdc_models'. The kill
+it (the adapter's formats/hudi/compaction_order.py). The models are cdc_models'. The kill
 during an inline compaction is in crash/test_killed_writer.py; here,
 compaction `mode: schedule`, where a plan waits for `lake_compact_scheduled`
 while the table takes writes, and a lake wedged by another writer.

@@ -1,7 +1,7 @@
 """A run killed while it creates its tables the first time, then killed again
 while it writes them the first time: the next run completes every one, on
 Hudi, Iceberg and Delta, for a `table` model, an incremental model, a seed and
-a snapshot (killed_creates.py says how; the same in a bucket:
+a snapshot (writes/killed_creates.py says how; the same in a bucket:
 object_store/test_s3_warehouse.py)."""
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""The embedded session's local file system (the adapter's local_fs.py): Hadoop's,
+"""The embedded session's local file system (the adapter's session/local_fs.py): Hadoop's,
 with each new file's permission set, and each status's permission read, by a
 system call instead of a child process (chmod, `ls -ld`, readlink). The
 permissions on disk must be what Hadoop would have set, and the statuses must
 say what the disk says. And the session's Hadoop configuration, without
-YARN's defaults (the adapter's local_hadoop_conf.py)."""
+YARN's defaults (the adapter's session/hadoop_conf.py)."""
 
 import grp
 import os
@@ -110,7 +110,7 @@ def test_files_get_the_permissions_hadoop_gives_them_without_chmod(project, tmp_
 def test_the_sessions_hadoop_configuration_leaves_yarns_defaults_out(project):
     """A local session's Hadoop configuration has no YARN defaults (the
     adapter's empty yarn-default.xml comes first on the driver's class path:
-    local_hadoop_conf.py), and keeps Hadoop's core and MapReduce ones; a
+    session/hadoop_conf.py), and keeps Hadoop's core and MapReduce ones; a
     model written and read through it (Hudi's tasks get that configuration)
     holds its rows."""
     project.model(

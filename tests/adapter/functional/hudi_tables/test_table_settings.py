@@ -2,7 +2,7 @@
 
 import yaml
 
-from dbt.adapters.lakehouse import recovery
+from dbt.adapters.lakehouse.formats.hudi import recovery
 from tests.dbt_harness import spark
 
 

@@ -32,8 +32,8 @@ import pytest
 import yaml
 
 from adlake.servers import spark_server
-from dbt.adapters.lakehouse import warm_state
 from dbt.adapters.lakehouse.credentials import WARM_START_ENV_VAR
+from dbt.adapters.lakehouse.warm import state as warm_state
 
 REPO = Path(__file__).resolve().parents[4]
 BUNDLE_JAR = "hudi-spark3.5-bundle_2.12-1.2.0.jar"

@@ -10,7 +10,7 @@ build is killed (kill -9) while its upsert writes, then the server is stopped
 while the next attempt writes (that run fails, saying why) and started again:
 the same build then completes the batch, once. Wrong keys, a
 missing bucket and a server that is down fail the session's start, with the
-error that names the fix (store_probe.py). The tables are read
+error that names the fix (storage/probe.py). The tables are read
 back where the server keeps its objects (files under its data folder): the
 table type, the delta commits on the timeline, nothing written to the local
 lake folder. The keys come from the environment through the profile's
@@ -34,8 +34,11 @@ import yaml
 
 from adlake.servers import lock_server
 from adlake.servers.catalog import free_port
-from dbt.adapters.lakehouse import concurrency, connector_jars, lake_catalog, storage
+from dbt.adapters.lakehouse.lake import catalog as lake_catalog
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
+from dbt.adapters.lakehouse.storage import connector_jars
+from dbt.adapters.lakehouse.storage import locations as storage
+from dbt.adapters.lakehouse.writes import concurrency
 from tests.adapter.functional.concurrency.writers import (
     KEEP_ALL_COMMITS,
     LEAVES_CLEANING_TO_DBT,
@@ -177,7 +180,7 @@ def test_a_project_builds_its_tables_in_a_bucket_through_a_kill_and_a_stopped_st
     assert not (project.lake_dir / "warehouse").exists() or not any(
         (project.lake_dir / "warehouse").rglob("*.parquet")
     )
-    # The catalog stays in the lake folder, whichever kind (lake_catalog.py).
+    # The catalog stays in the lake folder, whichever kind (lake/catalog.py).
     assert lake_catalog.kind_in(project.lake_dir) is not None
 
     # The secret key is in no file dbt wrote and no line it printed.
@@ -199,7 +202,7 @@ REFUSALS = {
 
 @pytest.mark.parametrize("case", sorted(REFUSALS))
 def test_a_store_that_refuses_fails_the_connection_naming_the_fix(tmp_path, store, case):
-    """The session's probe (store_probe.py) asks once, without Hadoop's
+    """The session's probe (storage/probe.py) asks once, without Hadoop's
     retries, as the session starts for any command: `dbt debug`'s connection
     test here (a `dbt run` ends the same way before its first model)."""
     bucket = "no-such-bucket" if case == "no bucket" else BUCKET

@@ -1,6 +1,6 @@
 """A write's batch is staged once, before the write, and keeps its rows
 through it: in the embedded session it is held in Spark's memory
-(memory_staging.py), with nothing on the lake and nothing left in memory
+(writes/memory_staging.py), with nothing on the lake and nothing left in memory
 after the run, a failed one included."""
 
 from tests.dbt_harness import spark

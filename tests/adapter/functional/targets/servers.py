@@ -32,7 +32,7 @@ def query(method: str, port: int, sql: str, host: str = "127.0.0.1") -> list[tup
     try:
         return [tuple(row) for row in session.sql(sql).collect()]
     finally:
-        session.client._channel.close()  # not close(): see connect_session.py
+        session.client._channel.close()  # not close(): see session/connect.py
 
 
 def facts_model(ids: int) -> str:

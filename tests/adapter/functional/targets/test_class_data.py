@@ -1,4 +1,4 @@
-"""The embedded session's class-data archive (the adapter's class_data.py),
+"""The embedded session's class-data archive (the adapter's session/class_data.py),
 through dbt commands in processes of their own, as a user runs them: the
 first records the classes its JVM loads and has it write the archive as the
 command ends; the next one's JVM takes Spark's classes from it. The second

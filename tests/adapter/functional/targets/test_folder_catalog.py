@@ -1,5 +1,5 @@
 """A lake whose catalog is a folder of files (`lake_catalog: folder`,
-lake_catalog.py): its schemas, tables, views and their settings written as
+lake/catalog.py): its schemas, tables, views and their settings written as
 they change, read back by the next process on the lake, with no Hive
 metastore started; a lake keeps the kind it was made with."""
 

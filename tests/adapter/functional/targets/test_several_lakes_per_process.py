@@ -1,7 +1,7 @@
 """Several projects, each on its own lake, run by dbt in one process (dbt's
 adapter tests, a notebook, an orchestrator calling dbt in-process): the
 process's one Spark JVM moves its session from lake to lake
-(lake_switch.py). Each lake keeps its own tables and catalog, the lake left is
+(session/lake_switch.py). Each lake keeps its own tables and catalog, the lake left is
 free for another process at once, and a profile the JVM cannot serve is
 refused before anything is written."""
 
@@ -17,7 +17,8 @@ import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
 from adlake.bench import lake_moves
-from dbt.adapters.lakehouse import embedded_session, warm_state
+from dbt.adapters.lakehouse.session import embedded as embedded_session
+from dbt.adapters.lakehouse.warm import state as warm_state
 from tests.dbt_harness import DbtProject, failures, hudi_jar, profile_yaml, spark
 
 PAYMENTS = "id,amount\n1,10.25\n2,20.50\n3,30.75\n"
@@ -103,11 +104,11 @@ def test_one_process_moves_between_lakes_and_each_keeps_its_own(project, tmp_pat
     assert project.schema in worker.schemas()
 
     # Lakes a and b keep their catalogs in Derby databases, whatever a new
-    # lake's default (lake_catalog.py): what this test is about.
+    # lake's default (lake/catalog.py): what this test is about.
     a = payments_project(tmp_path / "a", project.schema + "_a", "metastore")
     a.dbt("build")
     assert a.scalar("select count(*) from {schema}.totals") == 3
-    # Its catalog started as a copy of the empty one (catalog_template.py):
+    # Its catalog started as a copy of the empty one (session/catalog_template.py):
     # Hive's token tables, which no statement here makes; its rows are its own.
     assert {"MASTER_KEYS", "DELEGATION_TOKENS", "TBLS"} <= catalog_tables(a.lake_dir)
     default = dict(a.rows("describe database default"))
@@ -200,7 +201,7 @@ def test_a_lake_the_jvm_cannot_serve_is_refused_before_anything_is_written(proje
 
 def test_with_warm_start_on_a_new_lake_runs_on_this_process_s_spark(project, tmp_path, monkeypatch):
     """A process calling dbt in-process starts no warm server for a lake
-    without one: its own Spark moves there (warm_client.py, _own_spark_pays)."""
+    without one: its own Spark moves there (warm/client.py, _own_spark_pays)."""
     project.model("first", MODEL)
     project.dbt("run")
     monkeypatch.setenv("LAKEHOUSE_WARM_START", "1")

@@ -1,7 +1,7 @@
 """Six small projects built one after the other, each on a lake of its own with
 warm start on (every dbt command a process of its own, as a user's are),
 leave at most three warm servers: the least recently used idle one is
-stopped when a fourth is needed (warm_registry.py). A lake folder removed
+stopped when a fourth is needed (warm/registry.py). A lake folder removed
 stops its server; with every server in use, a run's Spark runs in-process.
 The registry is the test's own (LAKEHOUSE_WARM_REGISTRY), so the servers of
 other test processes do not count."""
@@ -15,7 +15,9 @@ import time
 
 import pytest
 
-from dbt.adapters.lakehouse import warm_registry, warm_state
+from dbt.adapters.lakehouse import processes
+from dbt.adapters.lakehouse.warm import registry as warm_registry
+from dbt.adapters.lakehouse.warm import state as warm_state
 from tests.warm_lake import WarmLake
 
 PROJECTS = 6
@@ -69,13 +71,13 @@ def test_six_projects_leave_three_warm_servers_the_least_recently_used_stopped(l
                 rf"{states[i - CAP].pid}, lake {re.escape(str(oldest.lake.resolve()))}\)",
                 output,
             ), output
-            assert warm_state.wait_gone([states[i - CAP].pid, states[i - CAP].jvm_pid], 30)
+            assert processes.wait_gone([states[i - CAP].pid, states[i - CAP].jvm_pid], 30)
     assert running_lakes() == {str(lake.lake.resolve()) for lake in lakes[-CAP:]}
 
     # A lake folder removed stops its server at once (it looks each second).
     last = states[-1]
     shutil.rmtree(lakes[-1].lake)
-    wait_for(lambda: warm_state.wait_gone([last.pid, last.jvm_pid], 0), 60, "the server's end")
+    wait_for(lambda: processes.wait_gone([last.pid, last.jvm_pid], 0), 60, "the server's end")
     assert str(lakes[-1].lake.resolve()) not in running_lakes()
 
     # Every server in use (a dbt process holds each lake's client lock): the

@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from dbt.adapters.lakehouse import warm_state
+from dbt.adapters.lakehouse import processes
+from dbt.adapters.lakehouse.warm import state as warm_state
 from tests.warm_lake import BIN, WarmLake
 
 IDS = 200
@@ -58,7 +59,7 @@ def gone(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    return not warm_state.alive(pid)
+    return not processes.alive(pid)
 
 
 def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
@@ -119,7 +120,7 @@ IN_PROCESS = """
 import fcntl, json, sys
 from pathlib import Path
 from dbt.cli.main import dbtRunner
-from dbt.adapters.lakehouse import warm_state
+from dbt.adapters.lakehouse.warm import state as warm_state
 
 for project in sys.argv[1:]:
     where = ["--project-dir", project, "--profiles-dir", project]

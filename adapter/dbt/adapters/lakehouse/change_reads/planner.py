@@ -15,13 +15,15 @@ from typing import Any
 
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.lakehouse import table_formats
-from dbt.adapters.lakehouse.change_reads import delta_ranges, iceberg_ranges, ranges
+from dbt.adapters.lakehouse.change_reads import ranges
 from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead, Timeline
-from dbt.adapters.lakehouse.delta_history import History
-from dbt.adapters.lakehouse.lake_metadata import LakeMetadata, in_own_catalog, is_not_hudi
+from dbt.adapters.lakehouse.formats import registry as table_formats
+from dbt.adapters.lakehouse.formats.delta import change_ranges as delta_ranges
+from dbt.adapters.lakehouse.formats.delta.history import History
+from dbt.adapters.lakehouse.formats.delta.table_config import CHANGE_DATA_FEED
+from dbt.adapters.lakehouse.formats.iceberg import change_ranges as iceberg_ranges
+from dbt.adapters.lakehouse.lake.metadata import LakeMetadata, in_own_catalog, is_not_hudi
 from dbt.adapters.lakehouse.relation_configs.base import LiveTable
-from dbt.adapters.lakehouse.relation_configs.delta_table import CHANGE_DATA_FEED
 from dbt.adapters.lakehouse.relation_configs.merge_table import KEY_PROPERTY
 from dbt.adapters.lakehouse.relation_configs.table_layout import (
     HOODIE_KEYS,

@@ -106,7 +106,7 @@ def written_on_pending_compactions(
     CDCFileGroupIterator.loadBeforeFileSliceIfNeeded), on every read. (While
     the compaction is still pending the read works; a latest_state read works
     either way.) The adapter's own writes never leave this shape behind (see
-    compaction_order.py): it comes from a lake written before that, or by
+    formats/hudi/compaction_order.py): it comes from a lake written before that, or by
     another writer. On a merge-on-read table a completed `commit` is a
     compaction."""
     commits = list(commits)

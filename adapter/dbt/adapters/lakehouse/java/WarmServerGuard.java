@@ -17,7 +17,7 @@ import org.sparkproject.connect.grpc.ServerInterceptor;
 import org.sparkproject.connect.grpc.Status;
 
 /**
- * The gate of a lake's warm Spark server (warm_server.py): the dbt processes
+ * The gate of a lake's warm Spark server (warm/server.py): the dbt processes
  * of the user who started it, and no one else.
  *
  * Spark 3.5's Connect service listens on every interface of the machine and
@@ -31,7 +31,7 @@ import org.sparkproject.connect.grpc.Status;
  * It also clears the calling thread's active Spark session before the call
  * runs: Connect makes each new client session from SparkSession.active,
  * which a thread inherits from the thread that made it, so a thread made
- * before the server moved to another lake (warm_server.py) would answer
+ * before the server moved to another lake (warm/server.py) would answer
  * with the last lake's session rather than the default one, the current
  * lake's.
  *

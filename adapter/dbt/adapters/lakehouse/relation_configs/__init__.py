@@ -1,4 +1,5 @@
-"""One small class per kind of table setting, composed by HudiTableConfig."""
-
-from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError  # noqa: F401
-from dbt.adapters.lakehouse.relation_configs.hudi_table import HudiTableConfig  # noqa: F401
+"""A model's table settings, one small class per kind (layout, compaction,
+cleaning, file sizing, index, merge, spark options), parsed and checked the
+same way for every format; each format's own table config (formats/<format>/
+table_config.py) composes the ones it takes. Imports nothing above it but
+statements."""

@@ -6,7 +6,7 @@ delta_seconds seconds since the last compaction that trigger it (default 3600)
 mode          inline (schedule and run after the write that meets the trigger),
               schedule (only schedule it; run it with the `compact` operation;
               on a table with CDC on, the next write runs a plan still
-              pending: see compaction_order.py),
+              pending: see formats/hudi/compaction_order.py),
               off (neither)                                      (default inline)
 """
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from dbt.adapters.lakehouse import strategies
+from dbt.adapters.lakehouse.relation_configs import strategies
 from dbt.adapters.lakehouse.relation_configs.base import Changeset, LakeSetting, LiveTable, Parsed
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.parsing import choice, column_list

@@ -22,7 +22,7 @@ WRITE_DEFAULTS: dict[str, str] = {
     # The metadata table is a second merge-on-read Hudi table updated inside
     # every commit (about 1 s each here). It saves file listings, which on a
     # local or HDFS file system cost little, and it is what a writer killed
-    # mid-compaction leaves half-done (see recovery.py). On S3 a build made
+    # mid-compaction leaves half-done (see formats/hudi/recovery.py). On S3 a build made
     # more requests with it than without, and Hudi 1.2.0 leaks connections
     # reading it (docs/object-storage.md).
     "hoodie.metadata.enable": "false",

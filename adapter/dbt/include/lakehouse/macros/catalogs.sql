@@ -1,5 +1,5 @@
 {#- Every model's table is in the session catalog, whatever its format (the
-    adapter's table_formats.py says how): its dbt database is none, as on
+    adapter's formats/registry.py says how): its dbt database is none, as on
     dbt-spark. Only an Iceberg table may be kept in another catalog, one the
     model names in `database` (an Iceberg catalog of the profile's
     spark_conf): `catalog.schema.table`. -#}

@@ -1,5 +1,5 @@
 {#- Data tests scoped to what this run wrote, with the var
-    lakehouse_test_scope: changed (see the adapter's data_test_scope.py): a generic
+    lakehouse_test_scope: changed (see the adapter's data_tests/scope.py): a generic
     test of a Hudi model this invocation wrote reads only the rows it wrote
     (row tests) or the rows sharing their keys (key tests); so does a test of
     a model declaring meta lakehouse_rows_from, by its upstream's writes.

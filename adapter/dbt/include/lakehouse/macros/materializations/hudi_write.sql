@@ -64,7 +64,7 @@
     {%- endif -%}
     {#- A write never lands on the file slices of a pending compaction of a
         table with CDC on: its consumers' CDC reads could not read it once
-        the compaction completed (adapter compaction_order.py). -#}
+        the compaction completed (adapter formats/hudi/compaction_order.py). -#}
     {%- if adapter.compacts_before_writing(table_props) -%}
       {%- set compacted = lakehouse_run_pending_compactions(target_relation.schema ~ '.' ~ target_relation.identifier) -%}
       {%- if compacted is not none -%}

@@ -1,6 +1,6 @@
 {#- Before a model's table is created where the catalog has none: what a run
     killed while it created the table left there is removed; committed data
-    stops the run with a message (the adapter's killed_creates.py). A table
+    stops the run with a message (the adapter's writes/killed_creates.py). A table
     at a location_root folder is external: the formats take over what is
     there, so it is left to them. `replaces`: the create is a CREATE OR
     REPLACE. -#}

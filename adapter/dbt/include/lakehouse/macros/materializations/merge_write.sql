@@ -9,12 +9,12 @@
     emptiness probe and the write read the same rows.
 
     On Iceberg, what the model consumed with lake_changes is recorded in the
-    commit that writes its rows (change_reads/iceberg_ranges.py): a table
+    commit that writes its rows (formats/iceberg/change_ranges.py): a table
     built whole keeps it in the table properties its CREATE OR REPLACE sets;
     an incremental write is staged under a write-audit-publish id that holds
     it (in the snapshot's summary) and then published; a run that writes
     nothing sets it as table properties. On Delta, an incremental write
-    carries it in its commit's user metadata (delta_history.py). -#}
+    carries it in its commit's user metadata (formats/delta/history.py). -#}
 
 {% macro lakehouse_write_merge_model(rebuild) -%}
   {%- set lake = lakehouse_merge_config(model) -%}
@@ -208,8 +208,8 @@
 
 
 {#- After a write: the compaction when its trigger is met, the cleaning when
-    something would expire (the adapter's iceberg_services.py and
-    delta_services.py decide from the table's snapshots or versions). -#}
+    something would expire (the adapter's formats/iceberg/services.py and
+    formats/delta/services.py decide from the table's snapshots or versions). -#}
 {% macro lakehouse_table_services(target_relation, lake) -%}
   {%- for sql in adapter.services_after_write(target_relation, lake) -%}
     {%- call statement('table_service') -%}

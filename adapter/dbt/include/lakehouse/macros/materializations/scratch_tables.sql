@@ -2,7 +2,7 @@
     length of that write (adapter.scratch_relation names them). Where the
     connection keeps batches in memory (the embedded session on a local
     master), one is a temporary view of checkpointed rows, and its relation
-    has no schema (adapter memory_staging.py). On the lake they are parquet
+    has no schema (adapter writes/memory_staging.py). On the lake they are parquet
     tables at the place a managed table of the same name would live, written
     in overwrite mode: a run killed while writing one leaves files there with
     no table in the catalog, and a managed CREATE TABLE would then fail on

@@ -2,7 +2,7 @@
     models, an Iceberg or a Delta one through theirs (merge_write.sql); other
     formats keep dbt-spark's materialization. With
     `skip_unchanged: true` it is rebuilt only when something it selects from
-    has a new commit (see the adapter's unchanged_builds.py). -#}
+    has a new commit (see the adapter's writes/unchanged_builds.py). -#}
 {% materialization table, adapter='lakehouse', supported_languages=['sql', 'python'] -%}
   {%- set fmt = lakehouse_file_format() -%}
   {%- if fmt not in adapter.table_formats() or model.language != 'sql' -%}

@@ -31,7 +31,7 @@
 
 {#- compact, clean or rollback (to `position`: a snapshot id, a Delta version)
     of an Iceberg or a Delta model, with its configs (the adapter's
-    iceberg_services.py, delta_services.py). -#}
+    formats/iceberg/services.py, formats/delta/services.py). -#}
 {% macro lakehouse_run_merge_service(node, service, position=none) -%}
   {%- set name = ([node.database] if node.database else []) + [node.schema, node.alias] -%}
   {%- set name = name | join('.') -%}

@@ -1,5 +1,5 @@
 {#- What a data test scoped to what a run wrote reads (lakehouse_test_scope:
-    changed; data_test_queries.py decides which). Each is a subquery or a
+    changed; data_tests/queries.py decides which). Each is a subquery or a
     filter; define a macro of the same name in your project to change one. -#}
 
 {#- The partitions a write touched, each a list of (column, value) pairs

@@ -1,5 +1,5 @@
 {#- What `dbt docs generate` asks of each schema and table beyond its
-    description (docs_catalog.py turns the rows into the catalog's stats).
+    description (docs/catalog.py turns the rows into the catalog's stats).
     Define a macro of the same name in your project to change one; a
     statement macro gets its arguments only. -#}
 

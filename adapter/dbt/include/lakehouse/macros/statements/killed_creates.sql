@@ -1,5 +1,5 @@
 {#- What the adapter runs when a table about to be created finds its folder
-    holding what a killed create left (killed_creates.py). A statement macro
+    holding what a killed create left (writes/killed_creates.py). A statement macro
     gets its arguments only. -#}
 
 {#- The paths a Hadoop glob pattern matches, through the session's file

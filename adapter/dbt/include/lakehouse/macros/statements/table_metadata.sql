@@ -1,5 +1,5 @@
 {#- What the adapter asks Spark and Hudi about a table: its timeline, the
-    extra metadata of its commits, its catalog entry (lake_metadata.py parses
+    extra metadata of its commits, its catalog entry (lake/metadata.py parses
     the rows). Each statement is one macro; define a macro of the same name in
     your project to change it. A statement macro gets its arguments only (no
     adapter, var or ref): it is text built from them. -#}
@@ -76,7 +76,7 @@ show tables in {{ schema }}
 {%- endmacro %}
 
 {#- An Iceberg table's snapshots (table: catalog.schema.table), for its
-    compaction and cleaning triggers (iceberg_services.py). -#}
+    compaction and cleaning triggers (formats/iceberg/services.py). -#}
 {% macro lakehouse__iceberg_snapshots(table) -%}
 select committed_at, operation from {{ table }}.snapshots
 {%- endmacro %}

@@ -1,6 +1,6 @@
 {#- Incremental strategies, found by dispatch: dbt's incremental machinery looks
     up get_incremental_<strategy>_sql, so a new strategy is a new macro here and
-    a row of the adapter's strategies.py (what it allows, which the macros read
+    a row of the adapter's relation_configs/strategies.py (what it allows, which the macros read
     as `lake.strategy(name)`, and the docs). Every
     statement names its columns, never `*`, so Hudi's _hoodie_* metadata columns
     of the target cannot get in the way on any run. With a delete_condition the
@@ -10,7 +10,7 @@
     the staged batch without its deletes (lakehouse_apply_deletes removes those
     records after the write), NULL for a target column the batch lacks
     (on_schema_change may leave one). For strategies that match records by key
-    (`matches_stored` in strategies.py: upsert, merge) also:
+    (`matches_stored` in relation_configs/strategies.py: upsert, merge) also:
     - incremental_predicates: a batch row whose key is stored in a record the
       predicates exclude is left out. dbt would insert it beside that record; a
       Hudi record key is unique, so writing it would replace the very record

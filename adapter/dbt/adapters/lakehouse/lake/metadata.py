@@ -1,0 +1,288 @@
+"""What the adapter asks Spark and Hudi about a table: its timeline, the extra
+metadata of its commits, its catalog properties. Every such question is asked
+here, so planning code (change reads, test scope, unchanged builds, recovery)
+reads as what it decides; the statements themselves are macros (statements.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.lakehouse.formats.delta.history import NO_DATA_COMMITS, History
+from dbt.adapters.lakehouse.formats.hudi import recovery
+from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry
+from dbt.adapters.lakehouse.statements import Statements
+
+# Runs a statement and returns its rows (adapter.execute with fetch=True).
+Query = Callable[[str], Sequence[Any]]
+
+# A table's position is in its latest write; only table services (compaction,
+# clustering) come between, so a short look back suffices.
+POSITION_SCAN = 30
+
+
+@dataclass(frozen=True)
+class LatestCommit:
+    instant: str  # the latest instant requested
+    completed: str  # the latest completion time among the recent commits
+
+
+@dataclass
+class Description:
+    """What `describe table extended` (or `describe query`) says of a relation."""
+
+    columns: list[tuple[str, str, str]] = field(default_factory=list)  # name, type, comment
+    partitions: list[str] = field(default_factory=list)  # the partition columns
+    details: dict[str, str] = field(default_factory=dict)  # Type, Provider, Location, Owner, ...
+
+
+def parse_describe(rows: Iterable[Any]) -> Description:
+    """The rows of `describe table extended` in their sections: the columns
+    (once: the partition section repeats the partition columns), the
+    partition columns, the detailed table information."""
+    described = Description()
+    section = "columns"
+    for row in rows:
+        name = str(row[0] or "").strip()
+        if name == "# Partition Information":
+            section = "partitions"
+        elif name == "# Partitioning":  # a table of another catalog (Iceberg's): its transforms
+            section = "transforms"
+        elif name == "# Detailed Table Information":
+            section = "details"
+        elif name.startswith("#"):  # a section's header row, or one not read here
+            if section == "columns":
+                section = "other"
+        elif not name:
+            if section in ("columns", "partitions", "transforms"):
+                section = "other"
+        elif section == "columns":
+            described.columns.append((name, str(row[1]), str(row[2] or "")))
+        elif section == "partitions":
+            described.partitions.append(name)
+        elif section == "transforms":
+            described.partitions.append(str(row[1]))
+        elif section == "details":
+            described.details[name] = str(row[1] or "")
+    return described
+
+
+def in_own_catalog(table: str) -> bool:
+    """Whether a table name (schema.table in the session catalog) names a
+    table of another catalog: catalog.schema.table, Iceberg's tables kept
+    outside the session catalog (a model's `database`)."""
+    parts = table.split(".")
+    return len(parts) == 3 and parts[0].strip("`").lower() != "spark_catalog"
+
+
+def is_not_hudi(exc: Exception) -> bool:
+    return "is not a Hudi table" in str(exc)
+
+
+class LakeMetadata:
+    """Metadata queries over one connection's `query` function, their SQL
+    from `statements`."""
+
+    def __init__(self, query: Query, statements: Statements) -> None:
+        self._query = query
+        self._statements = statements
+        self._schema_locations: dict[str, str] = {}
+
+    def ask(self, statement: str, **arguments: Any) -> Sequence[Any]:
+        """The rows of the statement macro lakehouse__<statement>."""
+        return self._query(self._statements.sql(statement, **arguments))
+
+    # --- the timeline ------------------------------------------------------------
+
+    def completed_commits(self, table: str, limit: int) -> list[Any]:
+        """Completed writes and table services, newest instant first (rows of
+        `CALL show_commits`: commit_time, state_transition_time, ...)."""
+        return list(self.ask("show_commits", table=table, limit=limit))
+
+    def latest_commit(self, table: str) -> LatestCommit | None:
+        """None when nothing was ever committed; Spark's error when the table
+        is not Hudi (see latest_commit_if_hudi)."""
+        # A few, not one: an older instant (a compaction, another writer's
+        # commit) may have completed after the newest one.
+        commits = self.completed_commits(table, 10)
+        if not commits:
+            return None
+        # Listed newest instant first.
+        return LatestCommit(
+            instant=str(commits[0]["commit_time"]),
+            completed=max(str(c["state_transition_time"]) for c in commits),
+        )
+
+    def latest_commit_if_hudi(self, table: str) -> LatestCommit | None:
+        """latest_commit, and None for a table that is not Hudi."""
+        try:
+            return self.latest_commit(table)
+        except Exception as exc:  # Spark's own exception on the embedded session
+            if is_not_hudi(exc):
+                return None
+            raise
+
+    def latest_position(self, table: str) -> str | None:
+        """A lake table's latest position: a Hudi table's latest instant, an
+        Iceberg table's current snapshot, a Delta table's latest version (of
+        its data: delta_history.NO_DATA_COMMITS left out); None when never committed
+        to, or not a lake table."""
+        # (Hudi's tables first: most are, and they need no describe.)
+        if not in_own_catalog(table):
+            latest = self.latest_commit_if_hudi(table)
+            if latest is not None:
+                return latest.instant
+        provider = self.provider(table)
+        if provider == "iceberg":
+            return self.iceberg_ancestry(table).current
+        if provider != "delta":
+            return None
+        for row in self.ask("delta_latest_versions", table=table):
+            if str(row["operation"]) not in NO_DATA_COMMITS:
+                return f"v{row['version']}"
+        return None
+
+    def provider(self, table: str) -> str:
+        """The table's format as its catalog says (hudi, iceberg, delta,
+        parquet, ...); a table of a catalog of its own is Iceberg's."""
+        return self.provider_and_location(table)[0]
+
+    def provider_and_location(self, table: str) -> tuple[str, str]:
+        """provider() and the table's location, from one DESCRIBE (no
+        location for a table of a catalog of its own: '')."""
+        if in_own_catalog(table):
+            return "iceberg", ""
+        details = self.describe(table).details
+        return details.get("Provider", "").lower(), details.get("Location", "")
+
+    def is_iceberg(self, table: str) -> bool:
+        return self.provider(table) == "iceberg"
+
+    def iceberg_ancestry(self, table: str) -> Ancestry:
+        """An Iceberg table's current snapshot and its ancestors."""
+        return Ancestry.from_rows(self.ask("iceberg_ancestry", table=table))
+
+    def delta_history(self, table: str) -> History:
+        """A Delta table's versions, as far back as its log holds them."""
+        return History.from_rows(self.ask("delta_history", table=table))
+
+    def cleaned_before(self, table: str) -> str | None:
+        """The instant before which the cleaner may have removed file slices
+        (from the table's recent cleans); None if nothing was cleaned."""
+        cleans = self.ask("show_cleans", table=table, limit=10)
+        # A clean that names no earliest instant to retain (file-version
+        # policy) may have removed any slice written before it ran.
+        floors = [
+            str(c["earliest_commit_to_retain"] or c["clean_time"])
+            for c in cleans
+            if c["total_files_deleted"]
+        ]
+        return max(floors, default=None)
+
+    def recorded(self, table: str, key: str) -> str | None:
+        """The value of `key` in the extra metadata of the latest commit that has it."""
+        for commit in self.completed_commits(table, POSITION_SCAN):
+            rows = self.ask(
+                "show_commit_extra_metadata", table=table, instant=commit["commit_time"], key=key
+            )
+            for row in rows:
+                return str(row["metadata_value"])
+        return None
+
+    def commit_extra_metadata(self, table: str, instant: str) -> dict[str, str]:
+        """Every key of one commit's extra metadata."""
+        rows = self.ask("show_commit_extra_metadata", table=table, instant=instant)
+        return {str(row["metadata_key"]): str(row["metadata_value"]) for row in rows}
+
+    def commit_partitions(self, table: str, instant: str) -> list[str]:
+        rows = self.ask("show_commit_partitions", table=table, instant=instant)
+        return [str(row["partition_path"]) for row in rows]
+
+    # --- the catalog ---------------------------------------------------------------
+
+    def table_properties(self, table: str) -> dict[str, str]:
+        """The catalog's properties of the table (`show tblproperties`)."""
+        return {str(row[0]): str(row[1]) for row in self.ask("show_table_properties", table=table)}
+
+    def hudi_properties(self, table: str) -> dict[str, str]:
+        """Hudi's own properties of the table (its hoodie.properties: type,
+        keys, partition fields), which the catalog's need not repeat."""
+        rows = self.ask("show_hudi_table_properties", table=table, limit=1000)
+        return {str(row[0]): str(row[1]) for row in rows}
+
+    def describe(self, table: str) -> Description:
+        return parse_describe(self.ask("describe_table", table=table))
+
+    def table_settings(self, table: str) -> tuple[dict[str, str], list[str], str]:
+        """(catalog table properties, partition columns, location) of an existing table."""
+        described = self.describe(table)
+        location = described.details.get("Location", "")
+        return self.table_properties(table), described.partitions, location
+
+    def schema_location(self, schema: str) -> str:
+        if schema not in self._schema_locations:
+            rows = self.ask("describe_schema", schema=schema)
+            found = [row[1] for row in rows if row[0] == "Location"]
+            if not found:
+                raise DbtRuntimeError(f"Spark reports no location for schema {schema}.")
+            self._schema_locations[schema] = str(found[0]).rstrip("/")
+        return self._schema_locations[schema]
+
+    def has_rows(self, table: str) -> bool:
+        return len(self.ask("has_rows", table=table)) > 0
+
+    def session_setting(self, key: str) -> str | None:
+        """A Spark setting of the session; None when unset."""
+        rows = self.ask("session_setting", key=key)
+        value = str(rows[0][1]) if rows else ""
+        return None if value in ("", "<undefined>") else value
+
+    def jvm_time_zone(self) -> str:
+        """The zone of the JVM that runs Spark: Hudi's instants are in it by default."""
+        return str(self.ask("jvm_time_zone")[0][0])
+
+    # --- folders no catalog entry names (writes/killed_creates.py) ----------------------
+
+    def list_paths(self, pattern: str) -> list[str]:
+        """The paths a Hadoop glob pattern matches, through the session's file system."""
+        return [str(row["storage_path"]) for row in self.ask("list_paths", pattern=pattern)]
+
+    def remove_folder(self, placeholder: str, location: str) -> None:
+        """Remove the folder at `location` (statements/killed_creates.sql says
+        how); `placeholder` (schema.table) names no table and is left none."""
+        # (One a killed removal left goes first, with whatever it points at.)
+        self.ask("drop_placeholder", table=placeholder)
+        self.ask("create_placeholder", table=placeholder)
+        self.ask("point_placeholder", table=placeholder, location=location)
+        self.ask("drop_placeholder", table=placeholder)
+        self.ask("create_placeholder", table=placeholder)
+        self.ask("drop_placeholder", table=placeholder)
+
+    # --- the metadata table (formats/hudi/recovery.py) --------------------------------------
+
+    def metadata_table_timeline(self, location: str, same_disk: bool) -> list[Any]:
+        """Instants of the table's metadata table; none when it has none.
+        `same_disk`: the session's files are this process's (the embedded
+        session), so a local table's folder can be looked at directly."""
+        # Asking Hudi for the timeline of a metadata table that does not
+        # exist takes seconds (it retries reading its properties: 5.5 s on
+        # S3), and most tables here have none (see write_defaults): look first.
+        if same_disk and recovery.local_path(location) is not None:
+            if recovery.has_no_metadata_table(location):
+                return []
+        elif not self.ask("show_fs_path_detail", path=recovery.metadata_table_glob(location)):
+            return []
+        path = recovery.metadata_table_path(location)
+        try:
+            return list(self.ask("show_timeline", path=path, limit=50))
+        except DbtRuntimeError as exc:
+            if recovery.is_missing_table(str(exc)):
+                return []  # no metadata table (disabled, or being rebuilt)
+            raise
+
+    def drop_metadata_table(self, table: str) -> None:
+        self.ask("delete_metadata_table", table=table)
