@@ -185,7 +185,7 @@ fi
 fetch_maven() {  # coordinates (group:artifact:version[:extension[:classifier]]), folder, what
   echo "setup: fetching $3 ($1) into $2"
   "$VENV/bin/python" -c 'import sys; from pathlib import Path
-from dbt.adapters.lakehouse.formats.hudi.bundle import JarError, MavenJar, fetch_jar
+from dbt.adapters.lakehouse.maven import JarError, MavenJar, fetch_jar
 try: fetch_jar(MavenJar.from_coordinates(sys.argv[1]), sys.argv[3], Path(sys.argv[2]), notify=print)
 except JarError as exc: sys.exit(f"setup: {sys.argv[3]}: {exc} (behind a mirror, set LAKEHOUSE_MAVEN_REPOSITORY)")' "$1" "$2" "$3"
 }

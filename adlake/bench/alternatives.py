@@ -178,9 +178,10 @@ def generate(
 
 
 def hudi_jar() -> Path:
+    from dbt.adapters.lakehouse import maven
     from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 
-    return hudi_bundle.locate(cache_dir=ROOT / hudi_bundle.DEFAULT_CACHE_DIR)
+    return hudi_bundle.locate(cache_dir=ROOT / maven.DEFAULT_CACHE_DIR)
 
 
 def spark_settings(lake: Path, driver_memory: str, hudi: bool) -> dict[str, str]:

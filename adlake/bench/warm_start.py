@@ -31,6 +31,7 @@ from pathlib import Path
 
 import yaml
 
+from dbt.adapters.lakehouse import maven
 from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 
 BIN = Path(sys.executable).parent
@@ -160,7 +161,7 @@ def write_project(root: Path, lake: Path) -> None:
             }
         )
     )
-    hudi = hudi_bundle.locate(cache_dir=REPO / hudi_bundle.DEFAULT_CACHE_DIR)
+    hudi = hudi_bundle.locate(cache_dir=REPO / maven.DEFAULT_CACHE_DIR)
     output = {"type": "lakehouse", "method": "session", "schema": "jaffle", "threads": 2}
     output |= {"lake_dir": str(lake), "hudi_jar": str(hudi)}
     (root / "profiles.yml").write_text(

@@ -28,12 +28,12 @@ from adlake import ROOT
 from adlake.s3_client import ACCESS_KEY_ENV, SECRET_KEY_ENV
 from adlake.servers import processes
 from adlake.servers.processes import LOOPBACK
-from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
+from dbt.adapters.lakehouse import maven
 
 DEFAULT_PORT = 9000
 DEFAULT_BUCKET = "adlake"
 JARS_DIR = ROOT / ".cache" / "jars"
-SERVER_JAR = hudi_bundle.MavenJar("org.gaul", "s3proxy", "4.1.0", "jar-with-dependencies")
+SERVER_JAR = maven.MavenJar("org.gaul", "s3proxy", "4.1.0", "jar-with-dependencies")
 # S3's rule for bucket names: 3-63 lower-case letters, digits, dots and hyphens.
 BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 
@@ -63,8 +63,8 @@ def server_jar() -> Path:
     """s3proxy's jar with its dependencies, fetched into the project's jar
     cache the first time (as the Hudi bundle is)."""
     try:
-        return hudi_bundle.fetch_jar(SERVER_JAR, "the S3 server (s3proxy)", JARS_DIR, notify=print)
-    except hudi_bundle.JarError as exc:
+        return maven.fetch_jar(SERVER_JAR, "the S3 server (s3proxy)", JARS_DIR, notify=print)
+    except maven.JarError as exc:
         raise ObjectStoreError(
             f"the S3 server {SERVER_JAR.coordinates} is not in {JARS_DIR} and could not be "
             f"fetched ({exc}); set LAKEHOUSE_MAVEN_REPOSITORY to a Maven mirror, or put "

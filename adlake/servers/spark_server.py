@@ -47,6 +47,7 @@ from adlake import ROOT
 from adlake.servers import catalog, processes, tls_front
 from adlake.servers.catalog import free_port  # a free port on 127.0.0.1
 from adlake.servers.processes import LOOPBACK, port_open, write_private
+from dbt.adapters.lakehouse import maven
 from dbt.adapters.lakehouse.formats import registry as table_formats
 from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 from dbt.adapters.lakehouse.session import format_jars
@@ -122,8 +123,8 @@ def connect_jar() -> Path:
     the project's jar cache the first time (as the Hudi bundle is)."""
     jar = hudi_bundle.installed_bundle().connect_server
     try:
-        return hudi_bundle.fetch_jar(jar, "Spark Connect's server", JARS_DIR, notify=print)
-    except hudi_bundle.JarError as exc:
+        return maven.fetch_jar(jar, "Spark Connect's server", JARS_DIR, notify=print)
+    except maven.JarError as exc:
         raise ServerError(
             f"Spark Connect's server module {jar.coordinates} is not in {JARS_DIR} and could "
             f"not be fetched ({exc}); set LAKEHOUSE_MAVEN_REPOSITORY to a Maven mirror, or "
@@ -160,7 +161,7 @@ def server_conf(
     catalogs, as the embedded session loads them), the jars on the driver's
     class path (the Thrift server's query threads do not see --jars), with
     the shared catalog's when there is one."""
-    jar = hudi_bundle.locate(cache_dir=ROOT / hudi_bundle.DEFAULT_CACHE_DIR)
+    jar = hudi_bundle.locate(cache_dir=ROOT / maven.DEFAULT_CACHE_DIR)
     formats = table_formats.check_names(formats, "--table-formats")
     conf = hudi_session_conf(root, jar, master)
     conf.pop("spark.jars")

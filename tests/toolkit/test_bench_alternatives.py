@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 from adlake import ROOT
+from dbt.adapters.lakehouse import maven
 from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 
 APPROACHES = {"lakehouse", "dbt_spark_hudi", "parquet_rebuild", "floor"}
@@ -20,7 +21,7 @@ APPROACHES = {"lakehouse", "dbt_spark_hudi", "parquet_rebuild", "floor"}
 
 def test_four_ways_of_one_pipeline_agree_and_are_timed(tmp_path):
     figures_file = tmp_path / "alternatives.json"
-    jar = hudi_bundle.locate(cache_dir=ROOT / hudi_bundle.DEFAULT_CACHE_DIR)
+    jar = hudi_bundle.locate(cache_dir=ROOT / maven.DEFAULT_CACHE_DIR)
     env = {**os.environ, "LAKEHOUSE_HUDI_JAR": str(jar)}
     run = subprocess.run(
         [

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 from adlake import ROOT
+from dbt.adapters.lakehouse import maven
 from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 
 SERVICES = "{dwd_compaction_delta_commits: 2, dwd_cleaning_retain: 1}"
@@ -21,7 +22,7 @@ SERVICES = "{dwd_compaction_delta_commits: 2, dwd_cleaning_retain: 1}"
 
 def test_the_profile_of_a_batch_splits_its_time_where_it_went(tmp_path):
     profile = tmp_path / "profile.json"
-    jar = hudi_bundle.locate(cache_dir=ROOT / hudi_bundle.DEFAULT_CACHE_DIR)
+    jar = hudi_bundle.locate(cache_dir=ROOT / maven.DEFAULT_CACHE_DIR)
     env = {**os.environ, "LAKEHOUSE_HUDI_JAR": str(jar)}
     run = subprocess.run(
         [

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from dbt.adapters.lakehouse import maven
 from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 from dbt.adapters.lakehouse.session import embedded as embedded_session
 
@@ -27,10 +28,10 @@ def clean_home(tmp_path, monkeypatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    for var in (hudi_bundle.JAR_ENV_VAR, hudi_bundle.CACHE_ENV_VAR, "XDG_CACHE_HOME"):
+    for var in (hudi_bundle.JAR_ENV_VAR, maven.CACHE_ENV_VAR, "XDG_CACHE_HOME"):
         monkeypatch.delenv(var, raising=False)
     # A unit test that reaches for Maven Central by mistake fails fast instead.
-    monkeypatch.setenv(hudi_bundle.REPOSITORY_ENV_VAR, f"http://127.0.0.1:{closed_port()}")
+    monkeypatch.setenv(maven.REPOSITORY_ENV_VAR, f"http://127.0.0.1:{closed_port()}")
     return home
 
 
@@ -152,9 +153,9 @@ def test_the_local_maven_repository_is_used_when_the_cache_is_empty(clean_home):
 
 def test_the_user_cache_follows_xdg_and_its_own_env_var(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert hudi_bundle.user_cache_dir() == tmp_path / "xdg" / "dbt-lakehouse" / "jars"
-    monkeypatch.setenv(hudi_bundle.CACHE_ENV_VAR, str(tmp_path / "mine"))
-    assert hudi_bundle.user_cache_dir() == tmp_path / "mine"
+    assert maven.user_cache_dir() == tmp_path / "xdg" / "dbt-lakehouse" / "jars"
+    monkeypatch.setenv(maven.CACHE_ENV_VAR, str(tmp_path / "mine"))
+    assert maven.user_cache_dir() == tmp_path / "mine"
     cached = jar_at(tmp_path / "mine" / BUNDLE.jar_name)
     assert hudi_bundle.resolve() == cached
 
@@ -182,7 +183,7 @@ def test_a_missing_bundle_is_downloaded_once_into_the_user_cache(
 ):
     root, url = maven_repo
     publish(root, b"bundle bytes")
-    monkeypatch.setenv(hudi_bundle.REPOSITORY_ENV_VAR, url)
+    monkeypatch.setenv(maven.REPOSITORY_ENV_VAR, url)
     messages = []
     jar = hudi_bundle.resolve(notify=messages.append)
     assert jar == clean_home / ".cache" / "dbt-lakehouse" / "jars" / BUNDLE.jar_name
@@ -235,7 +236,7 @@ def test_offline_the_error_says_what_is_missing_what_was_tried_and_how_to_supply
         f"curl -fL --create-dirs -o {cache / BUNDLE.jar_name} {url}/{BUNDLE.repository_path}"
         in message
     )
-    assert hudi_bundle.REPOSITORY_ENV_VAR in message
+    assert maven.REPOSITORY_ENV_VAR in message
     assert "make setup" not in message
     # Nothing half-written is left behind for the next run to trust.
     assert not any(cache.iterdir())
@@ -245,7 +246,7 @@ def test_offline_the_error_says_what_is_missing_what_was_tried_and_how_to_supply
 
 
 def test_a_plain_jar_keeps_its_name_path_and_coordinates():
-    jar = hudi_bundle.MavenJar("org.postgresql", "postgresql", "42.7.14")
+    jar = maven.MavenJar("org.postgresql", "postgresql", "42.7.14")
     assert jar.jar_name == "postgresql-42.7.14.jar"
     assert jar.repository_path == "org/postgresql/postgresql/42.7.14/postgresql-42.7.14.jar"
     assert jar.coordinates == "org.postgresql:postgresql:42.7.14"
@@ -253,7 +254,7 @@ def test_a_plain_jar_keeps_its_name_path_and_coordinates():
 
 
 def test_a_classified_archive_is_named_as_maven_lays_it_out():
-    archive = hudi_bundle.MavenJar(
+    archive = maven.MavenJar(
         "org.apache.hive",
         "hive-standalone-metastore",
         "3.1.3",
@@ -272,7 +273,7 @@ def test_a_classified_archive_is_named_as_maven_lays_it_out():
 
 
 def test_an_extension_without_a_classifier():
-    pom = hudi_bundle.MavenJar("org.example", "thing", "1.0", extension="pom")
+    pom = maven.MavenJar("org.example", "thing", "1.0", extension="pom")
     assert pom.jar_name == "thing-1.0.pom"
     assert pom.coordinates == "org.example:thing:1.0:pom"
 
@@ -286,27 +287,27 @@ def test_an_extension_without_a_classifier():
     ],
 )
 def test_coordinates_parse_back_to_the_same_artifact(coordinates):
-    assert hudi_bundle.MavenJar.from_coordinates(coordinates).coordinates == coordinates
+    assert maven.MavenJar.from_coordinates(coordinates).coordinates == coordinates
 
 
 def test_classifier_and_extension_parse_in_mavens_order():
-    parsed = hudi_bundle.MavenJar.from_coordinates("g.h:a:1:tar.gz:bin")
+    parsed = maven.MavenJar.from_coordinates("g.h:a:1:tar.gz:bin")
     assert (parsed.extension, parsed.classifier) == ("tar.gz", "bin")
-    assert hudi_bundle.MavenJar.from_coordinates("g.h:a:1") == hudi_bundle.MavenJar("g.h", "a", "1")
+    assert maven.MavenJar.from_coordinates("g.h:a:1") == maven.MavenJar("g.h", "a", "1")
 
 
 @pytest.mark.parametrize("coordinates", ["g:a", "g:a:1:jar:c:extra", "g::1", "g:a:1:"])
 def test_malformed_coordinates_are_refused(coordinates):
     with pytest.raises(ValueError, match="not Maven coordinates"):
-        hudi_bundle.MavenJar.from_coordinates(coordinates)
+        maven.MavenJar.from_coordinates(coordinates)
 
 
 def test_fetch_jar_downloads_a_classified_archive_checksum_verified(tmp_path, maven_repo):
     root, url = maven_repo
-    archive = hudi_bundle.MavenJar.from_coordinates("org.example:dist:2.0:tar.gz:bin")
+    archive = maven.MavenJar.from_coordinates("org.example:dist:2.0:tar.gz:bin")
     published = jar_at(root / "maven2" / archive.repository_path, b"archive bytes")
     Path(f"{published}.sha1").write_text(hashlib.sha1(b"archive bytes").hexdigest())
-    target = hudi_bundle.fetch_jar(archive, "an archive", tmp_path / "out", repository=url)
+    target = maven.fetch_jar(archive, "an archive", tmp_path / "out", repository=url)
     assert target == tmp_path / "out" / "dist-2.0-bin.tar.gz"
     assert target.read_bytes() == b"archive bytes"
 
@@ -314,7 +315,7 @@ def test_fetch_jar_downloads_a_classified_archive_checksum_verified(tmp_path, ma
 def test_fetch_jar_copies_a_classified_archive_from_the_local_maven_repository(
     tmp_path, clean_home
 ):
-    archive = hudi_bundle.MavenJar("org.example", "dist", "2.0", "bin", "tar.gz")
+    archive = maven.MavenJar("org.example", "dist", "2.0", "bin", "tar.gz")
     jar_at(clean_home / ".m2" / "repository" / archive.repository_path, b"from m2")
-    target = hudi_bundle.fetch_jar(archive, "an archive", tmp_path / "out")
+    target = maven.fetch_jar(archive, "an archive", tmp_path / "out")
     assert target.read_bytes() == b"from m2"

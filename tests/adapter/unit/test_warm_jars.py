@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from dbt.adapters.lakehouse import maven
 from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 from dbt.adapters.lakehouse.warm import jars as warm_jars
 
@@ -23,12 +24,12 @@ def clean_home(tmp_path, monkeypatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    for var in (hudi_bundle.CONNECT_JAR_ENV_VAR, hudi_bundle.CACHE_ENV_VAR, "XDG_CACHE_HOME"):
+    for var in (hudi_bundle.CONNECT_JAR_ENV_VAR, maven.CACHE_ENV_VAR, "XDG_CACHE_HOME"):
         monkeypatch.delenv(var, raising=False)
     with socket.socket() as sock:  # a port nothing listens on: no real download
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    monkeypatch.setenv(hudi_bundle.REPOSITORY_ENV_VAR, f"http://127.0.0.1:{port}/maven2")
+    monkeypatch.setenv(maven.REPOSITORY_ENV_VAR, f"http://127.0.0.1:{port}/maven2")
     return home
 
 
@@ -45,7 +46,7 @@ def test_the_connect_jar_comes_from_its_variable_then_the_cache_then_m2(
     in_m2.parent.mkdir(parents=True)
     in_m2.write_bytes(b"m2")
     assert hudi_bundle.resolve_connect() == in_m2
-    cached = hudi_bundle.user_cache_dir() / CONNECT.jar_name
+    cached = maven.user_cache_dir() / CONNECT.jar_name
     cached.parent.mkdir(parents=True)
     cached.write_bytes(b"cache")
     assert hudi_bundle.resolve_connect() == cached
@@ -64,8 +65,8 @@ def test_offline_the_warm_server_is_unavailable_and_says_how_to_supply_the_jar(c
     message = str(caught.value)
     assert CONNECT.coordinates in message
     assert hudi_bundle.CONNECT_JAR_ENV_VAR in message
-    assert f"curl -fL --create-dirs -o {hudi_bundle.user_cache_dir() / CONNECT.jar_name}" in message
-    assert not (hudi_bundle.user_cache_dir() / CONNECT.jar_name).exists()
+    assert f"curl -fL --create-dirs -o {maven.user_cache_dir() / CONNECT.jar_name}" in message
+    assert not (maven.user_cache_dir() / CONNECT.jar_name).exists()
 
 
 def test_without_javac_the_warm_server_is_unavailable(tmp_path, monkeypatch):

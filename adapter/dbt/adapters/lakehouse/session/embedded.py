@@ -22,6 +22,7 @@ from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark import session as spark_session
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.lakehouse import maven
 from dbt.adapters.lakehouse.formats import registry as table_formats
 from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 from dbt.adapters.lakehouse.lake import catalog as lake_catalog
@@ -360,7 +361,7 @@ def root_session(
             class_path = conf.get("spark.driver.extraClassPath", "").split(os.pathsep)
             jars = conf["spark.jars"].split(",")
             archive = class_data.for_session(
-                hudi_bundle.user_cache_dir(), [entry for entry in class_path + jars if entry]
+                maven.user_cache_dir(), [entry for entry in class_path + jars if entry]
             )
             options = archive.jvm_options(records_class_data) if archive is not None else []
             if options:
@@ -370,7 +371,7 @@ def root_session(
             # A new lake's catalog database starts as a copy of an empty one.
             catalog_template.seed(
                 conf[METASTORE_URL],
-                hudi_bundle.user_cache_root(),
+                maven.user_cache_root(),
                 SparkContext._gateway,
                 logger.debug,
             )
@@ -433,7 +434,7 @@ def _session_conf(
     JVM has had a session before this one."""
     conf = hudi_session_conf(lake, jar, master)
     # On the class path whatever this lake's kind: a later lake may be the other.
-    folder_catalog_jar = format_jars.folder_catalog_jar(hudi_bundle.user_cache_dir(), logger.debug)
+    folder_catalog_jar = format_jars.folder_catalog_jar(maven.user_cache_dir(), logger.debug)
     # Decided once, here (the lake's own kind, else the profile's or the default).
     conf[lake_catalog.CONF] = lake_catalog.for_lake(
         lake, spark_conf, folder_built=folder_catalog_jar is not None
@@ -446,11 +447,11 @@ def _session_conf(
         # Spark's default data source (parquet), not a Hive text table.
         conf["spark.sql.legacy.createHiveTableByDefault"] = "false"
     # Hadoop's local file system without a child process per file created.
-    file_system = local_fs.session_conf(master, hudi_bundle.user_cache_dir(), logger.debug)
+    file_system = local_fs.session_conf(master, maven.user_cache_dir(), logger.debug)
     conf.update(file_system)
     # The metastore hook that lets the JVM serve another lake's session
     # later: on the class path from the start, asked from the first move on.
-    hook = lake_switch.hook_jar(hudi_bundle.user_cache_dir(), logger.debug)
+    hook = lake_switch.hook_jar(maven.user_cache_dir(), logger.debug)
     if hook is not None and moved:
         conf.update(lake_switch.HIVE_SETTINGS)
     conf.update(storage.session_defaults(location))
@@ -482,7 +483,7 @@ def _session_conf(
     # The driver's class path: YARN's defaults left out (a local
     # master), the local file system's class, the metastore hook, then the
     # profile's.
-    class_path = local_hadoop_conf.class_path(master, hudi_bundle.user_cache_dir())
+    class_path = local_hadoop_conf.class_path(master, maven.user_cache_dir())
     class_path += [file_system["spark.driver.extraClassPath"]] if file_system else []
     class_path += [str(hook)] if hook is not None else []
     class_path += [str(folder_catalog_jar)] if folder_catalog_jar is not None else []

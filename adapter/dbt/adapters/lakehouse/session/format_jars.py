@@ -1,5 +1,5 @@
 """The jars of the table formats besides Hudi (formats/registry.py says which a
-session loads), found or fetched like the Hudi bundle (hudi_bundle.fetch_jar:
+session loads), found or fetched like the Hudi bundle (maven.fetch_jar:
 the per-user cache, ~/.m2, Maven Central with its checksum).
 
 Delta and Iceberg also need the session catalog that holds their tables
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.lakehouse import maven
 from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 from dbt.adapters.lakehouse.lake import catalog as lake_catalog
 from dbt.adapters.lakehouse.session import local_fs
@@ -32,30 +33,28 @@ CATALOG_SOURCE = Path(__file__).parents[1] / "java" / "LakeSessionCatalog.java"
 DELTA_SPARK = "Delta Lake's Spark jar"
 
 
-def iceberg_runtime(bundle: hudi_bundle.Bundle) -> hudi_bundle.MavenJar:
+def iceberg_runtime(bundle: hudi_bundle.Bundle) -> maven.MavenJar:
     """Iceberg's Spark runtime for the installed Spark and Scala."""
-    return hudi_bundle.MavenJar(
+    return maven.MavenJar(
         "org.apache.iceberg",
         f"iceberg-spark-runtime-{bundle.spark}_{bundle.scala}",
         ICEBERG_VERSION,
     )
 
 
-def delta_jars(bundle: hudi_bundle.Bundle) -> dict[str, hudi_bundle.MavenJar]:
+def delta_jars(bundle: hudi_bundle.Bundle) -> dict[str, maven.MavenJar]:
     """Delta Lake for Spark 3.5 (3.x is Spark 3.5's line) and the Scala of the
     installed Spark, with its storage layer."""
     return {
-        DELTA_SPARK: hudi_bundle.MavenJar("io.delta", f"delta-spark_{bundle.scala}", DELTA_VERSION),
-        "Delta Lake's storage jar": hudi_bundle.MavenJar(
-            "io.delta", "delta-storage", DELTA_VERSION
-        ),
+        DELTA_SPARK: maven.MavenJar("io.delta", f"delta-spark_{bundle.scala}", DELTA_VERSION),
+        "Delta Lake's storage jar": maven.MavenJar("io.delta", "delta-storage", DELTA_VERSION),
     }
 
 
-def wanted(formats: list[str]) -> dict[str, hudi_bundle.MavenJar]:
+def wanted(formats: list[str]) -> dict[str, maven.MavenJar]:
     """The jars the formats other than Hudi add, by what they are (Hudi's
     bundle is always loaded)."""
-    jars: dict[str, hudi_bundle.MavenJar] = {}
+    jars: dict[str, maven.MavenJar] = {}
     if "iceberg" in formats:
         jars["Iceberg's Spark runtime"] = iceberg_runtime(hudi_bundle.installed_bundle())
     if "delta" in formats:
@@ -67,14 +66,14 @@ def fetch(formats: list[str], notify: Callable[[str], None], hudi_jar: Path) -> 
     """Those jars, on this machine: fetched once into the per-user cache; with
     Delta or Iceberg, the session catalog's jar too (built once)."""
     found: dict[str, Path] = {}
-    cache = hudi_bundle.user_cache_dir()
+    cache = maven.user_cache_dir()
     for label, jar in wanted(formats).items():
         try:
-            found[label] = hudi_bundle.fetch_jar(jar, label, cache, notify=notify)
-        except hudi_bundle.JarError as exc:
+            found[label] = maven.fetch_jar(jar, label, cache, notify=notify)
+        except maven.JarError as exc:
             raise DbtRuntimeError(
                 f"The project's models need {label} {jar.coordinates}, which could not be "
-                f"fetched ({exc}); set {hudi_bundle.REPOSITORY_ENV_VAR} to a Maven mirror, or "
+                f"fetched ({exc}); set {maven.REPOSITORY_ENV_VAR} to a Maven mirror, or "
                 f"put {jar.jar_name} in {cache}"
             ) from exc
     if "delta" in formats or "iceberg" in formats:

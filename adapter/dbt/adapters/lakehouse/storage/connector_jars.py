@@ -2,7 +2,7 @@
 warehouse is). Hadoop's S3 connector is not in pyspark's jars: for an s3a://
 warehouse the session adds hadoop-aws for the installed Hadoop and the AWS
 SDK it was built against, found or downloaded like the Hudi bundle
-(hudi_bundle.fetch_jar: the cache, ~/.m2, Maven Central with its checksum).
+(maven.fetch_jar: the cache, ~/.m2, Maven Central with its checksum).
 The connectors of the other object stores are the user's to add
 (`spark.jars.packages`); a warehouse on one without them fails before Spark
 starts, naming them.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
+from dbt.adapters.lakehouse import maven
 from dbt.adapters.lakehouse.storage.locations import scheme
 
 # The file systems whose client Hadoop's own jars in pyspark carry.
@@ -44,7 +44,7 @@ def hadoop_version() -> str:
     raise DbtRuntimeError(f"no hadoop-client-api jar in {jars}: is pyspark installed whole?")
 
 
-def s3_connector(hadoop: str) -> list[hudi_bundle.MavenJar]:
+def s3_connector(hadoop: str) -> list[maven.MavenJar]:
     """hadoop-aws for `hadoop` and the AWS SDK bundle it was built against."""
     sdk = AWS_SDK_FOR_HADOOP.get(hadoop)
     if sdk is None:
@@ -54,8 +54,8 @@ def s3_connector(hadoop: str) -> list[hudi_bundle.MavenJar]:
             "in spark_conf `spark.jars.packages`"
         )
     return [
-        hudi_bundle.MavenJar("org.apache.hadoop", "hadoop-aws", hadoop),
-        hudi_bundle.MavenJar("com.amazonaws", "aws-java-sdk-bundle", sdk),
+        maven.MavenJar("org.apache.hadoop", "hadoop-aws", hadoop),
+        maven.MavenJar("com.amazonaws", "aws-java-sdk-bundle", sdk),
     ]
 
 
@@ -73,19 +73,19 @@ def connector_jars(
         wanted = s3_connector(hadoop)
         try:
             return [
-                hudi_bundle.fetch_jar(
+                maven.fetch_jar(
                     jar,
                     f"Hadoop's S3 connector ({jar.artifact_id})",
-                    hudi_bundle.user_cache_dir(),
+                    maven.user_cache_dir(),
                     notify=notify,
                 )
                 for jar in wanted
             ]
-        except hudi_bundle.JarError as exc:
+        except maven.JarError as exc:
             raise DbtRuntimeError(
                 f"warehouse_dir: {location} needs Hadoop's S3 connector, which could not be "
                 f"fetched ({exc}); set LAKEHOUSE_MAVEN_REPOSITORY to a Maven mirror, or put "
-                f"{', '.join(jar.jar_name for jar in wanted)} in {hudi_bundle.user_cache_dir()}"
+                f"{', '.join(jar.jar_name for jar in wanted)} in {maven.user_cache_dir()}"
             ) from exc
     if kind != "s3a" and own == ",":
         connector = CONNECTORS.get(kind, f"a Hadoop file system for {kind}://").format(

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from dbt.adapters.lakehouse import maven
 from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 from dbt.adapters.lakehouse.session import local_fs
 
@@ -38,9 +39,9 @@ def server_jars(notify: Callable[[str], None]) -> ServerJars:
     """Both jars, fetched or built on first use; WarmJarsUnavailable otherwise."""
     try:
         connect = hudi_bundle.resolve_connect(notify=notify)
-    except hudi_bundle.JarError as exc:
+    except maven.JarError as exc:
         raise WarmJarsUnavailable(str(exc)) from exc
-    return ServerJars(connect, guard_jar(connect, hudi_bundle.user_cache_dir()))
+    return ServerJars(connect, guard_jar(connect, maven.user_cache_dir()))
 
 
 def guard_jar(connect: Path, cache_dir: Path) -> Path:

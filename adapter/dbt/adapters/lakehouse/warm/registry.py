@@ -34,8 +34,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dbt.adapters.lakehouse import processes
-from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
+from dbt.adapters.lakehouse import maven, processes
 from dbt.adapters.lakehouse.warm import state as warm_state
 
 REGISTRY_ENV = "LAKEHOUSE_WARM_REGISTRY"
@@ -51,7 +50,7 @@ IDLE_LOOKS = 3
 def registry() -> Path:
     if os.environ.get(REGISTRY_ENV):
         return Path(os.environ[REGISTRY_ENV]).expanduser()
-    return hudi_bundle.user_cache_root() / "warm-servers"
+    return maven.user_cache_root() / "warm-servers"
 
 
 def heap_mb(spark_conf: dict[str, str]) -> int:
