@@ -241,13 +241,15 @@ read -r s3proxy_coordinates s3proxy_jar <<<"$S3PROXY"
 # with Iceberg models: fetched here into the adapter's own jar cache, where it
 # looks first, so that no test downloads them.
 "$VENV/bin/python" -c 'import sys
-from dbt.adapters.lakehouse import connector_jars, format_jars, hudi_bundle
+from dbt.adapters.lakehouse import maven
+from dbt.adapters.lakehouse.session import format_jars
+from dbt.adapters.lakehouse.storage import connector_jars
 try:
     for jar in connector_jars.s3_connector(connector_jars.hadoop_version()):
-        hudi_bundle.fetch_jar(jar, "Hadoop S3 connector", hudi_bundle.user_cache_dir(), notify=print)
+        maven.fetch_jar(jar, "Hadoop S3 connector", maven.user_cache_dir(), notify=print)
     for label, jar in format_jars.wanted(["iceberg"]).items():
-        hudi_bundle.fetch_jar(jar, label, hudi_bundle.user_cache_dir(), notify=print)
-except hudi_bundle.JarError as exc:
+        maven.fetch_jar(jar, label, maven.user_cache_dir(), notify=print)
+except maven.JarError as exc:
     sys.exit(f"setup: {exc} (behind a mirror, set LAKEHOUSE_MAVEN_REPOSITORY)")'
 
 echo "setup: test prerequisites ready (PostgreSQL server, chromium, chromedriver; $JARS: $(ls $JARS | paste -sd " " -); $SCHEMA)"
