@@ -13,9 +13,11 @@ from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.formats import registry as table_formats
 from dbt.adapters.lakehouse.formats.delta import services as delta_services
+from dbt.adapters.lakehouse.formats.delta.format import DELTA
 from dbt.adapters.lakehouse.formats.delta.table_config import DeltaTableConfig
 from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
 from dbt.adapters.lakehouse.formats.iceberg import services as iceberg_services
+from dbt.adapters.lakehouse.formats.iceberg.format import ICEBERG
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
 from dbt.adapters.lakehouse.relation import LakehouseRelation
 from dbt.adapters.lakehouse.relation_configs import format_support
@@ -247,7 +249,7 @@ def test_only_a_project_with_iceberg_gets_its_jar_catalog_and_extension():
     assert conf["spark.sql.catalog.spark_catalog"] == table_formats.LAKE_SESSION_CATALOG
     assert conf["spark.sql.catalog.spark_catalog.iceberg-catalog"] == "iceberg"
     assert "spark.sql.catalog.spark_catalog.delta" not in conf
-    assert table_formats.extensions(["hudi", "iceberg"]) == [table_formats.ICEBERG_EXTENSION]
+    assert table_formats.extensions(["hudi", "iceberg"]) == [ICEBERG.sql_extension]
 
 
 def test_delta_gets_its_jars_its_extension_and_the_session_catalog_of_the_formats():
@@ -269,17 +271,17 @@ def test_delta_gets_its_jars_its_extension_and_the_session_catalog_of_the_format
     cluster = table_formats.session_conf(["delta"], "/w", "spark://127.0.0.1:7077")
     assert "spark.databricks.delta.snapshotPartitions" not in cluster
     assert table_formats.extensions(["delta", "iceberg", "hudi"]) == [
-        table_formats.DELTA_EXTENSION,
-        table_formats.ICEBERG_EXTENSION,
+        DELTA.sql_extension,
+        ICEBERG.sql_extension,
     ]
-    assert table_formats.started_with(None, f"x,{table_formats.DELTA_EXTENSION}") == [
+    assert table_formats.started_with(None, f"x,{DELTA.sql_extension}") == [
         "hudi",
         "delta",
     ]
 
 
 def test_a_session_started_without_a_format_says_how_to_get_it():
-    assert table_formats.started_with(None, f"x,{table_formats.ICEBERG_EXTENSION}") == [
+    assert table_formats.started_with(None, f"x,{ICEBERG.sql_extension}") == [
         "hudi",
         "iceberg",
     ]

@@ -31,11 +31,13 @@ from dbt.adapters.lakehouse.formats.delta.services import DeltaServices
 from dbt.adapters.lakehouse.formats.delta.table_config import DeltaTableConfig
 from dbt.adapters.lakehouse.formats.hudi import compaction_order, recovery
 from dbt.adapters.lakehouse.formats.hudi import write_settings as session_settings
+from dbt.adapters.lakehouse.formats.hudi.history import is_not_hudi
 from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
+from dbt.adapters.lakehouse.formats.iceberg import format as iceberg_format
 from dbt.adapters.lakehouse.formats.iceberg import history as iceberg_history
 from dbt.adapters.lakehouse.formats.iceberg.services import IcebergServices
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
-from dbt.adapters.lakehouse.lake.metadata import LakeMetadata, is_not_hudi
+from dbt.adapters.lakehouse.lake.metadata import LakeMetadata
 from dbt.adapters.lakehouse.relation import LakehouseRelation
 from dbt.adapters.lakehouse.relation_configs import strategies, write_defaults
 from dbt.adapters.lakehouse.relation_configs.merge_table import MergeTableConfig
@@ -215,7 +217,7 @@ class LakehouseAdapter(SparkAdapter):
         """The catalog whose procedures (`<catalog>.system.*`) act on an Iceberg
         table: the one its dbt database names, else the one that keeps the
         session catalog's Iceberg tables (formats/registry.py)."""
-        return str(relation.database or table_formats.ICEBERG_CATALOG)
+        return str(relation.database or iceberg_format.CATALOG)
 
     def get_relation(self, database: str, schema: str, identifier: str) -> BaseRelation | None:
         # dbt gives Spark nodes an empty database: the session catalog, None
@@ -390,7 +392,7 @@ class LakehouseAdapter(SparkAdapter):
         table = f"{node['schema']}.{node.get('alias') or node['name']}"
         if node.get("config", {}).get("file_format") == "delta":
             return self._delta.on_demand(self.delta_config(node), table, service, position)
-        catalog = str(node.get("database") or table_formats.ICEBERG_CATALOG)
+        catalog = str(node.get("database") or iceberg_format.CATALOG)
         return self._iceberg.on_demand(self.iceberg_config(node), catalog, table, service, position)
 
     @available
@@ -537,7 +539,7 @@ class LakehouseAdapter(SparkAdapter):
             model=identifier,
             location=self.scratch_location(relation),
             placeholder=f"{schema}.{self.scratch_identifier(identifier, 'leftover')}",
-            iceberg_table=f"{table_formats.ICEBERG_CATALOG}.{schema}.{identifier}",
+            iceberg_table=f"{iceberg_format.CATALOG}.{schema}.{identifier}",
         )
         same_disk = self.config.credentials.method == LakehouseMethod.SESSION
         note = killed_creates.Recovery(self._lake, same_disk).clear(place, fmt, replaces)

@@ -2,14 +2,15 @@
 
 A statement the adapter sends to learn about a table (its timeline, the
 metadata of its commits, its catalog entry) is the text of a macro named
-`lakehouse__<name>`, in dbt/include/lakehouse/macros/statements/. A project
+`lakehouse__<name>`, in dbt/include/lakehouse/macros/statements/ (a table
+format's own, in macros/formats/<format>/statements.sql). A project
 changes one by defining a macro of the same name: dbt finds a project's
 macro before an adapter's, as for any adapter macro. The Python modules parse
 the rows and decide; they hold no SQL.
 
 A statement macro is text built from its arguments, so it is rendered with
 them alone (no `adapter`, `var` or `ref`; the other macros of its file are
-there): the same way at run time and in the macro tests, which render each
+there, and for a format's statements the shared files' too): the same way at run time and in the macro tests, which render each
 one offline and pin its SQL.
 """
 
@@ -28,6 +29,7 @@ from dbt_common.utils.jinja import MACRO_PREFIX, get_dbt_macro_name
 from dbt.include import lakehouse as include
 
 STATEMENTS_DIR = Path(include.PACKAGE_PATH) / "macros" / "statements"
+FORMATS_DIR = Path(include.PACKAGE_PATH) / "macros" / "formats"
 PREFIX = "lakehouse__"
 MACRO_NAME = re.compile(r"{%-?\s*macro\s+(\w+)\s*\(")
 
@@ -38,12 +40,18 @@ FindMacro = Callable[[str], str | None]
 
 @cache
 def packaged() -> dict[str, str]:
-    """The adapter's statement macros: each name to its file's text."""
+    """The adapter's statement macros: each name to the source it is
+    rendered from: its file's text, after which, for a format's statements,
+    the shared files' (whose macros they call: the CDC images)."""
+    shared = [path.read_text() for path in sorted(STATEMENTS_DIR.glob("*.sql"))]
     found: dict[str, str] = {}
-    for path in sorted(STATEMENTS_DIR.glob("*.sql")):
-        text = path.read_text()
+    for text in shared:
         for name in MACRO_NAME.findall(text):
             found[name] = text
+    for path in sorted(FORMATS_DIR.glob("*/statements.sql")):
+        text = path.read_text()
+        for name in MACRO_NAME.findall(text):
+            found[name] = "\n".join([text, *shared])
     return found
 
 

@@ -21,8 +21,10 @@ from dbt.adapters.lakehouse.formats import registry as table_formats
 from dbt.adapters.lakehouse.formats.delta import change_ranges as delta_ranges
 from dbt.adapters.lakehouse.formats.delta.history import History
 from dbt.adapters.lakehouse.formats.delta.table_config import CHANGE_DATA_FEED
+from dbt.adapters.lakehouse.formats.hudi.history import is_not_hudi
 from dbt.adapters.lakehouse.formats.iceberg import change_ranges as iceberg_ranges
-from dbt.adapters.lakehouse.lake.metadata import LakeMetadata, in_own_catalog, is_not_hudi
+from dbt.adapters.lakehouse.formats.iceberg import format as iceberg_format
+from dbt.adapters.lakehouse.lake.metadata import LakeMetadata, in_own_catalog
 from dbt.adapters.lakehouse.relation_configs.base import LiveTable
 from dbt.adapters.lakehouse.relation_configs.merge_table import KEY_PROPERTY
 from dbt.adapters.lakehouse.relation_configs.table_layout import (
@@ -271,7 +273,7 @@ class ChangeReadPlanner:
         catalog, table = (
             (parts[0], ".".join(parts[1:]))
             if len(parts) == 3
-            else (table_formats.ICEBERG_CATALOG, read.upstream)
+            else (iceberg_format.CATALOG, read.upstream)
         )
         self._metadata.ask(
             "iceberg_changelog_view",
@@ -291,19 +293,16 @@ class ChangeReadPlanner:
         """The upstream position recorded by this table's latest write that
         recorded one, or by a later run that read a range and wrote nothing
         (the later of the two by `later`: the upstream's order); None when
-        `this` is None (a first or full-refresh run). An Iceberg table records
-        it in its snapshots' write-audit-publish ids, a Delta table in its
-        commits' user metadata (`model_format`: the model's file_format)."""
+        `this` is None (a first or full-refresh run). Where a table records
+        it is its format's (`model_format`: the model's file_format)."""
         if this is None:
             return None
         table = _qualified(this)
         key = ranges.position_key(upstream)
-        if model_format == "iceberg":
-            committed = self._metadata.iceberg_ancestry(table).recorded(key)
-        elif model_format == "delta":
-            committed = self._metadata.delta_history(table).recorded(key)
-        else:
-            committed = self._metadata.recorded(table, key)
+        fmt = table_formats.of_provider(model_format) or table_formats.get(
+            table_formats.DEFAULT_FORMAT
+        )
+        committed = fmt.recorded(self._metadata.ask, table, key)
         skipped = self._metadata.table_properties(table).get(ranges.skipped_position_key(upstream))
         return later(committed, skipped)
 

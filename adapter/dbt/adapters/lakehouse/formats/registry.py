@@ -1,4 +1,9 @@
-"""The table formats a Spark session can hold, and what each needs loaded.
+"""The table formats a session can hold: each registered under its
+`file_format` name, and what a session loads for those it holds.
+
+Shared code gets a format here (get, of_provider) and asks it
+(formats/table_format.py); this module and the formats' own packages are the
+only places that name one.
 
 Which catalog holds which format, and why: every model's table is named
 `schema.table` in the session catalog (`spark_catalog`), as dbt-spark projects,
@@ -6,18 +11,9 @@ Hudi's docs and dbt's own adapter tests expect, whatever its format.
 - Hudi's tables are the session catalog's (Hudi's HoodieCatalog over the Hive
   metastore). Hudi needs its catalog to be the session catalog, and only one
   catalog can be.
-- Delta's catalog cannot be a catalog of its own name either (it expects to be
-  `spark_catalog`, delta-io/delta#2434). So a session with Delta or Iceberg gets
-  one session catalog that chains them (java/LakeSessionCatalog.java: Delta's
-  catalog in front of Hudi's in front of Spark's).
-- Iceberg's tables are kept by Iceberg's own catalog, named `iceberg` (a
-  Hadoop catalog: the `iceberg/` folder of the warehouse, on the local disk or
-  in a bucket). Iceberg's session catalog would open a second metastore client,
-  which the embedded Derby metastore refuses. The session catalog holds a
-  pointer to each Iceberg table and hands Iceberg's catalog whatever reads or
-  changes it; Iceberg's procedures are called on `iceberg.system`. A profile
-  may point that catalog elsewhere (`spark.sql.catalog.iceberg.*` in
-  spark_conf beats these settings).
+- A session with Delta or Iceberg gets one session catalog that chains them
+  (java/LakeSessionCatalog.java: Delta's catalog in front of Hudi's in front of
+  Spark's; formats/delta/format.py and formats/iceberg/format.py say why each).
 
 A session loads a format's jar (session/format_jars.py) and SQL extension only when the project has a
 model of that format, or the profile's `table_formats` lists it: the adapter
@@ -33,26 +29,53 @@ from collections.abc import Iterable
 
 from dbt_common.exceptions import DbtRuntimeError
 
-# The formats a model may name in file_format; the first is the default.
-FORMATS = ("hudi", "iceberg", "delta")
-DEFAULT_FORMAT = FORMATS[0]
+from dbt.adapters.lakehouse.formats.delta.format import DELTA
+from dbt.adapters.lakehouse.formats.hudi.format import HUDI
+from dbt.adapters.lakehouse.formats.iceberg.format import ICEBERG
+from dbt.adapters.lakehouse.formats.table_format import TableFormat
+
+_REGISTERED: dict[str, TableFormat] = {}
+# The formats a model may name in file_format, in the order registered; the
+# first is the default.
+FORMATS: list[str] = []
+DEFAULT_FORMAT = HUDI.name
 # The Spark setting that lists the formats a session was started with.
 FORMATS_CONF = "spark.lakehouse.tableFormats"
-
-ICEBERG_EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
-ICEBERG_CATALOG_CLASS = "org.apache.iceberg.spark.SparkCatalog"
-DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
-# The session catalog of a session holding Delta or Iceberg (session/format_jars.py builds it).
+# The session catalog of a session holding a format that needs it (session/format_jars.py builds it).
 LAKE_SESSION_CATALOG = "lakehouse.catalog.LakeSessionCatalog"
-# The catalog that keeps Iceberg's tables (and whose `system` has its procedures).
-ICEBERG_CATALOG = "iceberg"
-EXTENSIONS = {"iceberg": ICEBERG_EXTENSION, "delta": DELTA_EXTENSION}
+# The format of a table kept in a catalog of its own (catalog.schema.table):
+# Iceberg's tables, in the catalog a model's `database` names.
+OWN_CATALOG_FORMAT = ICEBERG.name
 # The order of the SQL extensions in spark.sql.extensions: Delta's before
 # Iceberg's. Iceberg's row-lineage rule for UPDATE (1.10 to 1.12, Spark 3.5)
 # fails on any table not Iceberg's ("scala.MatchError: DeltaTableV2", as a
 # dbt snapshot test's UPDATE of a Delta table met it); with Delta's rules
 # first, an UPDATE of a Delta table is Delta's before Iceberg's rule sees it.
-EXTENSION_ORDER = ("delta", "iceberg")
+EXTENSION_ORDER = (DELTA.name, ICEBERG.name)
+
+
+def register(fmt: TableFormat) -> None:
+    """Make `fmt` a format models may name (once per name)."""
+    if fmt.name in _REGISTERED and _REGISTERED[fmt.name] is not fmt:
+        raise ValueError(f"a table format named {fmt.name!r} is registered already")
+    if fmt.name not in _REGISTERED:
+        _REGISTERED[fmt.name] = fmt
+        FORMATS.append(fmt.name)
+
+
+for _fmt in (HUDI, ICEBERG, DELTA):
+    register(_fmt)
+
+
+def get(name: str) -> TableFormat:
+    """The registered format named `name` (check_names first for a user's)."""
+    return _REGISTERED[name.lower()]
+
+
+def of_provider(provider: str) -> TableFormat | None:
+    """The format of a table whose catalog names `provider`; None for one
+    no registered format writes (parquet, a view)."""
+    return _REGISTERED.get(provider.lower())
 
 
 def check_names(formats: Iterable[str], where: str) -> list[str]:
@@ -88,52 +111,28 @@ def decode(value: str | None) -> list[str]:
     return check_names((value or "").split(","), FORMATS_CONF)
 
 
+def in_lake_session_catalog(formats: Iterable[str]) -> list[TableFormat]:
+    """Those of the formats whose tables the session catalog of the formats
+    holds (java/LakeSessionCatalog.java): a session with any needs it."""
+    return [get(f) for f in formats if get(f).in_lake_session_catalog]
+
+
 def session_conf(formats: Iterable[str], warehouse: str, master: str = "local") -> dict[str, str]:
-    """The extensions and catalogs of the formats other than Hudi, for a
-    session whose Hudi warehouse is at `warehouse`, on `master`."""
+    """The catalogs and settings of the formats, for a session whose
+    warehouse is at `warehouse`, on `master`."""
     conf: dict[str, str] = {}
-    if "delta" in formats or "iceberg" in formats:
+    if in_lake_session_catalog(formats):
         conf["spark.sql.catalog.spark_catalog"] = LAKE_SESSION_CATALOG
-    if "delta" in formats:
-        conf["spark.sql.catalog.spark_catalog.delta"] = "true"
-        # A Delta model's cleaning says how long VACUUM keeps files (its
-        # versions, or hours); Delta's own check refuses any under 7 days.
-        conf["spark.databricks.delta.retentionDurationCheck.enabled"] = "false"
-        if master.startswith("local"):
-            conf.update(DELTA_LOCAL_CONF)
-    if "iceberg" in formats:
-        conf.update(
-            {
-                "spark.sql.catalog.spark_catalog.iceberg-catalog": ICEBERG_CATALOG,
-                f"spark.sql.catalog.{ICEBERG_CATALOG}": ICEBERG_CATALOG_CLASS,
-                f"spark.sql.catalog.{ICEBERG_CATALOG}.type": "hadoop",
-                f"spark.sql.catalog.{ICEBERG_CATALOG}.warehouse": f"{warehouse.rstrip('/')}/iceberg",
-            }
-        )
+    for fmt in (get(f) for f in formats):
+        conf.update(fmt.session_conf(warehouse, master))
     return conf
 
 
-# Delta on one machine: its defaults are a cluster's. Each read of a table's
-# log is 50 tasks, and VACUUM lists a table's folder in 10,000: a 3-row
-# table's VACUUM took 48 s and its overwrite 5.4 s; with these, 5.5 s and
-# 3.1 s (a dbt model with cleaning on the warm local server, run twice).
-DELTA_LOCAL_CONF = {
-    "spark.databricks.delta.snapshotPartitions": "2",
-    "spark.sql.sources.parallelPartitionDiscovery.parallelism": "8",
-}
-
-# The jar a server needs for each format besides Hudi (session/format_jars.py fetches it).
-RUNTIME_JARS = {
-    "iceberg": "Iceberg's Spark runtime (iceberg-spark-runtime-3.5_2.12) and the session "
-    "catalog of the three formats (dbt-lakehouse's LakeSessionCatalog.java)",
-    "delta": "Delta Lake's jars (delta-spark_2.12 and delta-storage 3.3.3) and the session "
-    "catalog of the three formats (dbt-lakehouse's LakeSessionCatalog.java)",
-}
-
-
 def extensions(formats: Iterable[str]) -> list[str]:
-    wanted = list(formats)
-    return [EXTENSIONS[f] for f in EXTENSION_ORDER if f in wanted]
+    """The formats' SQL extensions, in the order Spark must apply them."""
+    rank = {name: i for i, name in enumerate(EXTENSION_ORDER)}
+    held = sorted((get(f) for f in formats), key=lambda f: rank.get(f.name, len(rank)))
+    return [f.sql_extension for f in held if f.sql_extension]
 
 
 def started_with(formats_conf: str | None, extensions: str | None) -> list[str]:
@@ -142,7 +141,11 @@ def started_with(formats_conf: str | None, extensions: str | None) -> list[str]:
     if formats_conf:
         return decode(formats_conf)
     loaded = extensions or ""
-    return [DEFAULT_FORMAT, *(f for f, extension in EXTENSIONS.items() if extension in loaded)]
+    return [f for f in FORMATS if f == DEFAULT_FORMAT or _extension_in(get(f), loaded)]
+
+
+def _extension_in(fmt: TableFormat, loaded: str) -> bool:
+    return fmt.sql_extension is not None and fmt.sql_extension in loaded
 
 
 def check_started_with(started: list[str], wanted: Iterable[str]) -> None:
@@ -171,6 +174,6 @@ def check_served(served: list[str], fmt: str, method: str) -> None:
         f"which this project's models need. Start it with {fmt}: "
         f"`python -m adlake.servers.spark_server start {method} --table-formats "
         f"{','.join([*served, fmt])}` (this repository's servers), or give it "
-        f"{RUNTIME_JARS.get(fmt, fmt)} on its driver class path, its SQL extension "
+        f"{get(fmt).server_jars or fmt} on its driver class path, its SQL extension "
         f"({', '.join(extensions([fmt]))}) and {settings}."
     )

@@ -12,23 +12,18 @@ from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.formats.delta.history import NO_DATA_COMMITS, History
+from dbt.adapters.lakehouse.formats import registry
+from dbt.adapters.lakehouse.formats.delta.history import History
+from dbt.adapters.lakehouse.formats.hudi import history as hudi_history
 from dbt.adapters.lakehouse.formats.hudi import recovery
+from dbt.adapters.lakehouse.formats.hudi.history import LatestCommit
+from dbt.adapters.lakehouse.formats.iceberg import format as iceberg_format
 from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry
+from dbt.adapters.lakehouse.formats.table_format import NotThisFormat, TableFormat
 from dbt.adapters.lakehouse.statements import Statements
 
 # Runs a statement and returns its rows (adapter.execute with fetch=True).
 Query = Callable[[str], Sequence[Any]]
-
-# A table's position is in its latest write; only table services (compaction,
-# clustering) come between, so a short look back suffices.
-POSITION_SCAN = 30
-
-
-@dataclass(frozen=True)
-class LatestCommit:
-    instant: str  # the latest instant requested
-    completed: str  # the latest completion time among the recent commits
 
 
 @dataclass
@@ -79,10 +74,6 @@ def in_own_catalog(table: str) -> bool:
     return len(parts) == 3 and parts[0].strip("`").lower() != "spark_catalog"
 
 
-def is_not_hudi(exc: Exception) -> bool:
-    return "is not a Hudi table" in str(exc)
-
-
 class LakeMetadata:
     """Metadata queries over one connection's `query` function, their SQL
     from `statements`."""
@@ -99,52 +90,43 @@ class LakeMetadata:
     # --- the timeline ------------------------------------------------------------
 
     def completed_commits(self, table: str, limit: int) -> list[Any]:
-        """Completed writes and table services, newest instant first (rows of
-        `CALL show_commits`: commit_time, state_transition_time, ...)."""
-        return list(self.ask("show_commits", table=table, limit=limit))
+        """A Hudi table's completed commits, newest first (formats/hudi/history.py)."""
+        return hudi_history.completed_commits(self.ask, table, limit)
 
     def latest_commit(self, table: str) -> LatestCommit | None:
-        """None when nothing was ever committed; Spark's error when the table
-        is not Hudi (see latest_commit_if_hudi)."""
-        # A few, not one: an older instant (a compaction, another writer's
-        # commit) may have completed after the newest one.
-        commits = self.completed_commits(table, 10)
-        if not commits:
-            return None
-        # Listed newest instant first.
-        return LatestCommit(
-            instant=str(commits[0]["commit_time"]),
-            completed=max(str(c["state_transition_time"]) for c in commits),
-        )
+        return hudi_history.latest_commit(self.ask, table)
 
     def latest_commit_if_hudi(self, table: str) -> LatestCommit | None:
-        """latest_commit, and None for a table that is not Hudi."""
-        try:
-            return self.latest_commit(table)
-        except Exception as exc:  # Spark's own exception on the embedded session
-            if is_not_hudi(exc):
-                return None
-            raise
+        return hudi_history.latest_commit_if_hudi(self.ask, table)
 
     def latest_position(self, table: str) -> str | None:
-        """A lake table's latest position: a Hudi table's latest instant, an
-        Iceberg table's current snapshot, a Delta table's latest version (of
-        its data: delta_history.NO_DATA_COMMITS left out); None when never committed
-        to, or not a lake table."""
-        # (Hudi's tables first: most are, and they need no describe.)
+        """A lake table's latest position, as its format reads it (a Hudi
+        table's latest instant, an Iceberg table's current snapshot, a Delta
+        table's latest version of its data); None when never committed to,
+        or not a lake table."""
+        return self._by_format(table, lambda fmt: fmt.latest_position(self.ask, table))
+
+    def last_recorded(self, table: str, key: str) -> str | None:
+        """What the table's latest commit that recorded `key` recorded there,
+        whatever its format; None when none did, or not a lake table."""
+        return self._by_format(table, lambda fmt: fmt.recorded(self.ask, table, key))
+
+    def _by_format(self, table: str, question: Callable[[TableFormat], str | None]) -> str | None:
+        """`question` asked of the table's format; None for a table of none."""
+        default = registry.get(registry.DEFAULT_FORMAT)
+        # The default format's tables first: most are, and they need no describe.
         if not in_own_catalog(table):
-            latest = self.latest_commit_if_hudi(table)
-            if latest is not None:
-                return latest.instant
-        provider = self.provider(table)
-        if provider == "iceberg":
-            return self.iceberg_ancestry(table).current
-        if provider != "delta":
-            return None
-        for row in self.ask("delta_latest_versions", table=table):
-            if str(row["operation"]) not in NO_DATA_COMMITS:
-                return f"v{row['version']}"
-        return None
+            try:
+                return question(default)
+            except NotThisFormat:
+                pass
+        fmt = self.format_of(table)
+        return None if fmt is None or fmt is default else question(fmt)
+
+    def format_of(self, table: str) -> TableFormat | None:
+        """The format of an existing table, as its catalog says; None for a
+        table no registered format writes."""
+        return registry.of_provider(self.provider(table))
 
     def provider(self, table: str) -> str:
         """The table's format as its catalog says (hudi, iceberg, delta,
@@ -155,16 +137,13 @@ class LakeMetadata:
         """provider() and the table's location, from one DESCRIBE (no
         location for a table of a catalog of its own: '')."""
         if in_own_catalog(table):
-            return "iceberg", ""
+            return registry.OWN_CATALOG_FORMAT, ""
         details = self.describe(table).details
         return details.get("Provider", "").lower(), details.get("Location", "")
 
-    def is_iceberg(self, table: str) -> bool:
-        return self.provider(table) == "iceberg"
-
     def iceberg_ancestry(self, table: str) -> Ancestry:
         """An Iceberg table's current snapshot and its ancestors."""
-        return Ancestry.from_rows(self.ask("iceberg_ancestry", table=table))
+        return iceberg_format.ancestry(self.ask, table)
 
     def delta_history(self, table: str) -> History:
         """A Delta table's versions, as far back as its log holds them."""
@@ -184,14 +163,8 @@ class LakeMetadata:
         return max(floors, default=None)
 
     def recorded(self, table: str, key: str) -> str | None:
-        """The value of `key` in the extra metadata of the latest commit that has it."""
-        for commit in self.completed_commits(table, POSITION_SCAN):
-            rows = self.ask(
-                "show_commit_extra_metadata", table=table, instant=commit["commit_time"], key=key
-            )
-            for row in rows:
-                return str(row["metadata_value"])
-        return None
+        """What the latest commit of a Hudi table that recorded `key` recorded."""
+        return hudi_history.recorded(self.ask, table, key)
 
     def commit_extra_metadata(self, table: str, instant: str) -> dict[str, str]:
         """Every key of one commit's extra metadata."""

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dbt.adapters.lakehouse.change_reads.ranges import COMMIT_META_PREFIX
-from dbt.adapters.lakehouse.lake.metadata import LakeMetadata, in_own_catalog, is_not_hudi
+from dbt.adapters.lakehouse.lake.metadata import LakeMetadata
 
 BUILT_FROM_KEY = COMMIT_META_PREFIX + "built_from"
 # What an Iceberg table built whole (CREATE OR REPLACE) was built from: a table property.
@@ -83,25 +83,13 @@ class BuildRecords:
         return {BUILT_FROM_PROPERTY: noted} if noted is not None else {}
 
     def last_recorded(self, table: str | None) -> str | None:
-        """What the table's latest commit that recorded it was built from.
-        An Iceberg table: its latest ancestor that recorded it, else (built
-        whole since) its table property; a Delta table likewise."""
+        """What the table's latest commit that recorded it was built from,
+        else (built whole since) its table property."""
         if not table:
             return None
-        if not in_own_catalog(table):
-            try:
-                return self._metadata.recorded(table, BUILT_FROM_KEY)
-            except Exception as exc:  # Spark's own exception on the embedded session
-                if not is_not_hudi(exc):
-                    raise
-        # An Iceberg or a Delta model: its latest commit that recorded it (an
-        # incremental write's snapshot summary or user metadata), else the
-        # properties its build set. (Any other relation, say the view a model
-        # was before, has no history.)
-        recorded = None
-        provider = self._metadata.provider(table)
-        if provider == "iceberg":
-            recorded = self._metadata.iceberg_ancestry(table).recorded(BUILT_FROM_KEY)
-        elif provider == "delta":
-            recorded = self._metadata.delta_history(table).recorded(BUILT_FROM_KEY)
+        # Its latest commit that recorded it (a Hudi commit's extra metadata,
+        # an Iceberg snapshot's summary, a Delta commit's user metadata),
+        # else the properties a build of the whole table set. (Any other
+        # relation, say the view a model was before, has no history.)
+        recorded = self._metadata.last_recorded(table, BUILT_FROM_KEY)
         return recorded or self._metadata.table_properties(table).get(BUILT_FROM_PROPERTY)

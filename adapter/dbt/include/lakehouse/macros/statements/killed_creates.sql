@@ -24,7 +24,3 @@ alter table {{ table }} set location '{{ location | replace("'", "\\'") }}'
 drop table if exists {{ table }}
 {%- endmacro %}
 
-{#- An Iceberg table of Iceberg's own catalog with no snapshot, and its files. -#}
-{% macro lakehouse__purge_iceberg_table(table) -%}
-drop table {{ table }} purge
-{%- endmacro %}
