@@ -17,10 +17,10 @@ a unique_key is not refused (a keyless table simply has nothing to order).
 
 import pytest
 
+from dbt.adapters.lakehouse.formats import config_support
 from dbt.adapters.lakehouse.formats.delta.table_config import DeltaTableConfig
 from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
-from dbt.adapters.lakehouse.relation_configs import format_support
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 
 MODEL = "fct_orders"
@@ -613,7 +613,7 @@ def test_wrong_config_names_model_key_value_and_what_is_allowed(config, check, k
 
 
 # --- the same mistakes on Iceberg and Delta models ---------------------------
-# A config both formats take means what it means on Hudi (format_support.py),
+# A config both formats take means what it means on Hudi (config_support.py),
 # and is parsed by the same code: its mistakes fail with the same message. Rows
 # whose config a format refuses by name are left out (test_table_formats.py
 # tests those refusals).
@@ -622,9 +622,9 @@ MERGE_FORMATS = {"iceberg": IcebergTableConfig, "delta": DeltaTableConfig}
 
 def _taken_by(fmt: str, config: dict) -> bool:
     return all(
-        getattr(format_support.BY_KEY[key], fmt) is not None
+        config_support.Support(key).on(fmt) is not None
         for key in config
-        if key in format_support.BY_KEY
+        if key in {s.key for s in config_support.configs()}
     )
 
 

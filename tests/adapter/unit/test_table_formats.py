@@ -1,4 +1,4 @@
-"""Table formats besides Hudi: which configs each takes (format_support), what
+"""Table formats besides Hudi: which configs each takes (config_support), what
 an Iceberg or a Delta model's configs become (iceberg_table, delta_table),
 which formats a session loads (table_formats) and how a table of another
 catalog is named (relation).
@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.lakehouse.formats import config_support
 from dbt.adapters.lakehouse.formats import registry as table_formats
 from dbt.adapters.lakehouse.formats.delta import services as delta_services
 from dbt.adapters.lakehouse.formats.delta.format import DELTA
@@ -20,12 +21,11 @@ from dbt.adapters.lakehouse.formats.iceberg import services as iceberg_services
 from dbt.adapters.lakehouse.formats.iceberg.format import ICEBERG
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
 from dbt.adapters.lakehouse.relation import LakehouseRelation
-from dbt.adapters.lakehouse.relation_configs import format_support
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.session import format_jars
 from dbt.adapters.lakehouse.storage import locations as storage
 
-README = Path(format_support.__file__).resolve().parents[4] / "README.md"
+README = Path(config_support.__file__).resolve().parents[4] / "README.md"
 
 
 def iceberg(**config) -> IcebergTableConfig:
@@ -36,9 +36,9 @@ def iceberg(**config) -> IcebergTableConfig:
 
 
 def test_the_readme_shows_the_table_the_validation_reads():
-    assert format_support.markdown_table() in README.read_text(), (
-        "Paste format_support.markdown_table() into adapter/README.md's table of "
-        "configs by format:\n" + format_support.markdown_table()
+    assert config_support.markdown_table() in README.read_text(), (
+        "Paste config_support.markdown_table() into adapter/README.md's table of "
+        "configs by format:\n" + config_support.markdown_table()
     )
 
 
@@ -105,7 +105,7 @@ def test_every_config_of_the_table_is_one_the_readme_documents():
     known = documented(section("Model configs")) | documented(
         section("dbt-spark's configs on Hudi")
     )
-    assert {s.key for s in format_support.CONFIGS} <= known
+    assert {s.key for s in config_support.configs()} <= known
 
 
 def test_iceberg_runs_every_strategy_with_hudis_key_rules():

@@ -37,10 +37,10 @@ from dbt.adapters.lakehouse.formats.iceberg import format as iceberg_format
 from dbt.adapters.lakehouse.formats.iceberg import history as iceberg_history
 from dbt.adapters.lakehouse.formats.iceberg.services import IcebergServices
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
+from dbt.adapters.lakehouse.formats.merge_table import MergeTableConfig
 from dbt.adapters.lakehouse.lake.metadata import LakeMetadata
 from dbt.adapters.lakehouse.relation import LakehouseRelation
 from dbt.adapters.lakehouse.relation_configs import strategies, write_defaults
-from dbt.adapters.lakehouse.relation_configs.merge_table import MergeTableConfig
 from dbt.adapters.lakehouse.statements import Statements
 from dbt.adapters.lakehouse.storage import locations as storage
 from dbt.adapters.lakehouse.writes import concurrency, killed_creates

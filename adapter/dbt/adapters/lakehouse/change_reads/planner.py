@@ -24,9 +24,9 @@ from dbt.adapters.lakehouse.formats.delta.table_config import CHANGE_DATA_FEED
 from dbt.adapters.lakehouse.formats.hudi.history import is_not_hudi
 from dbt.adapters.lakehouse.formats.iceberg import change_ranges as iceberg_ranges
 from dbt.adapters.lakehouse.formats.iceberg import format as iceberg_format
+from dbt.adapters.lakehouse.formats.merge_table import KEY_PROPERTY
 from dbt.adapters.lakehouse.lake.metadata import LakeMetadata, in_own_catalog
 from dbt.adapters.lakehouse.relation_configs.base import LiveTable
-from dbt.adapters.lakehouse.relation_configs.merge_table import KEY_PROPERTY
 from dbt.adapters.lakehouse.relation_configs.table_layout import (
     HOODIE_KEYS,
     TableLayout,

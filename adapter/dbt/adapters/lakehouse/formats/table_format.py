@@ -8,6 +8,9 @@ A format is a TableFormat registered under its `file_format` name
 without: no jars, no SQL extension, no history to read positions from.
 
 What shared code asks of a format:
+- its configs: what each config of the shared vocabulary does on it, what
+  to use instead of one it refuses, and the incremental strategies it runs
+  (config_support.py reads them);
 - the session: the jars, SQL extension and Spark settings a session needs
   to hold its tables, and what a server needs to serve them;
 - its history: a table's latest position (a commit, a snapshot, a version)
@@ -22,7 +25,7 @@ project may override (statements.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dbt.adapters.lakehouse.maven import MavenJar
@@ -45,6 +48,16 @@ class TableFormat:
     # The `file_format` a model names it by; how messages name it.
     name: str = ""
     title: str = ""
+
+    # --- its configs ------------------------------------------------------------
+
+    # What each config it takes does on it (config_support.py: a config it
+    # does not list, it refuses), and per config it refuses what to use instead.
+    configs: Mapping[str, str] = {}
+    instead: Mapping[str, str] = {}
+    # The incremental strategies it runs, and how; None: every one
+    # (relation_configs/strategies.py).
+    strategies: Mapping[str, str] | None = None
 
     # --- the session ------------------------------------------------------------
 

@@ -95,6 +95,19 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
+# How a table written by SQL MERGE runs each strategy it takes (the formats
+# without a record key of their own: formats/merge_table.py), for the docs'
+# table of configs by format.
+MERGE_STRATEGIES = {
+    "append": "`INSERT INTO`",
+    "upsert": "`MERGE INTO` on the unique_key",
+    "merge": "`MERGE INTO` on the unique_key (without one: `append`)",
+    "insert_overwrite": "`INSERT OVERWRITE` of the partitions the batch writes",
+    "microbatch": "one `MERGE INTO` per batch that replaces its event_time window "
+    "(`WHEN NOT MATCHED BY SOURCE` deletes the window's other rows): one snapshot",
+}
+
+
 def default(keyed: bool) -> Strategy:
     """A model's strategy when it sets none, and a table's first load: a keyed
     table upserts (dedup by key), a keyless one appends."""

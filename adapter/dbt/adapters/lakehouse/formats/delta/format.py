@@ -10,6 +10,7 @@ from __future__ import annotations
 from dbt.adapters.lakehouse.formats.delta.history import NO_DATA_COMMITS, History
 from dbt.adapters.lakehouse.formats.table_format import Ask, TableFormat
 from dbt.adapters.lakehouse.maven import MavenJar
+from dbt.adapters.lakehouse.relation_configs.strategies import MERGE_STRATEGIES
 
 # 3.3.3, not earlier: Delta 3.3.2 and before fail CREATE OR REPLACE TABLE ... AS
 # SELECT on Spark 3.5.6 and later ("does not support truncate in batch mode",
@@ -30,6 +31,37 @@ LOCAL_CONF = {
 class Delta(TableFormat):
     name = "delta"
     title = "Delta"
+
+    configs = {
+        "unique_key": "the MERGE's key: upserts, deletes (kept in the table property "
+        "lakehouse.unique_key)",
+        "table_type": "`cow` / `mor`: deletion vectors off / on (`delta.enableDeletionVectors`)",
+        "precombine_key": "the batch keeps the largest value per key, the MERGE updates or "
+        "deletes a stored row only when the incoming value is not smaller",
+        "partition_by": "partition columns",
+        "delete_condition": "batch rows matching it delete their key (a MERGE's delete)",
+        "tblproperties": "table properties (Delta's own: `delta.targetFileSize`, ...); not "
+        "the deletion vectors table_type sets, nor the change data feed change reads need",
+        "compaction": "when files with deletion vectors are rewritten (`mor`): `OPTIMIZE` "
+        "then `REORG TABLE ... APPLY (PURGE)`, the trigger counting versions since the last "
+        "of either; `mode: schedule` leaves it to `lake_compact_scheduled`",
+        "cleaning": "`VACUUM` after each write, keeping the files of the latest `retain` "
+        "versions (unset: 10) or of the last `retain` hours; `keep_latest_file_versions` "
+        "refused",
+        "skip_unchanged": "no write when nothing it reads has a new commit, snapshot or version",
+        "location_root": "the table's folder (an external Delta table); moved by a full refresh",
+    }
+    instead = {
+        "index": "Delta has no bucket partitioning and finds rows by its file statistics: "
+        "remove index (partition_by partitions the table).",
+        "hudi_options": "Set Delta's table properties in tblproperties.",
+        "options": "Use the typed configs, or Delta's table properties in tblproperties.",
+        "file_sizing": "Set Delta's delta.targetFileSize in tblproperties.",
+        "clustered_by": "Delta has no bucketing: use partition_by.",
+        "buckets": "Delta has no bucketing: use partition_by.",
+    }
+    # One commit each.
+    strategies = MERGE_STRATEGIES
     sql_extension = EXTENSION
     in_lake_session_catalog = True
     server_jars = (

@@ -1,4 +1,4 @@
-"""A Delta model's configs (merge_table.py parses them; format_support.py has
+"""A Delta model's configs (merge_table.py parses them; config_support.py has
 the table): `table_type: mor` turns on Delta's deletion vectors (an update or
 delete marks rows in a small file instead of rewriting the data file; `cow`
 leaves them off), and every table records its Change Data Feed, which change
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dbt.adapters.lakehouse.relation_configs.merge_table import MergeTableConfig
+from dbt.adapters.lakehouse.formats.merge_table import MergeTableConfig
 
 DELETION_VECTORS = "delta.enableDeletionVectors"
 CHANGE_DATA_FEED = "delta.enableChangeDataFeed"

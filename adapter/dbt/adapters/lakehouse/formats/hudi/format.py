@@ -17,6 +17,25 @@ class Hudi(TableFormat):
     name = "hudi"
     title = "Hudi"
 
+    configs = {
+        "unique_key": "the record key: upserts, deletes",
+        "table_type": "`cow` / `mor`: Hudi's table type",
+        "precombine_key": "Hudi's ordering field: the larger value wins in any arrival order",
+        "partition_by": "partition path fields",
+        "index": "Hudi's index (`bloom`, `simple`, `bucket` with `buckets`, ...)",
+        "delete_condition": "batch rows matching it delete their key",
+        "tblproperties": "table properties",
+        "hudi_options": "any `hoodie.*` setting, for the table and its writes",
+        "options": "dbt-spark's `options`, mapped onto the typed configs",
+        "compaction": "when and how delta logs are compacted (`mor`)",
+        "cleaning": "how many commits' files are kept (unset: Hudi's 10 commits, after each write)",
+        "file_sizing": "base and log file sizes",
+        "skip_unchanged": "no write when nothing it reads has a new commit",
+        "location_root": "the table's folder",
+        "clustered_by": "refused: Hudi's bucket index does that job (`index: {type: bucket}`)",
+        "buckets": "refused: Hudi's bucket index does that job (`index: {type: bucket}`)",
+    }
+
     def latest_position(self, ask: Ask, table: str) -> str | None:
         """The table's latest instant."""
         latest = self._of_hudi(table, lambda: history.latest_commit(ask, table))

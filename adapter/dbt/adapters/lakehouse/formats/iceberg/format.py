@@ -15,6 +15,7 @@ from __future__ import annotations
 from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry
 from dbt.adapters.lakehouse.formats.table_format import Ask, TableFormat
 from dbt.adapters.lakehouse.maven import MavenJar
+from dbt.adapters.lakehouse.relation_configs.strategies import MERGE_STRATEGIES
 
 VERSION = "1.10.0"
 EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
@@ -27,6 +28,41 @@ RUNTIME = "Iceberg's Spark runtime"
 class Iceberg(TableFormat):
     name = "iceberg"
     title = "Iceberg"
+
+    configs = {
+        "unique_key": "the MERGE's key: upserts, deletes (kept in the table property "
+        "lakehouse.unique_key)",
+        "table_type": "`cow` / `mor`: `write.update.mode`, `write.delete.mode`, "
+        "`write.merge.mode` copy-on-write / merge-on-read (position delete files)",
+        "precombine_key": "the batch keeps the largest value per key, and the MERGE updates "
+        "or deletes a stored row only when the incoming value is not smaller",
+        "partition_by": "identity partition fields",
+        "index": "`{type: bucket, buckets: N}` only: a `bucket(N, unique_key)` partition field",
+        "delete_condition": "batch rows matching it delete their key (a MERGE's delete)",
+        "tblproperties": "table properties (Iceberg's own: `write.target-file-size-bytes`, "
+        "...); not the `write.*.mode` that table_type sets",
+        "compaction": "when data files with delete files are rewritten (`mor`): "
+        "`rewrite_data_files` then `rewrite_position_delete_files`, the trigger counting "
+        "snapshots since the last rewrite; `mode: schedule` leaves it to "
+        "`lake_compact_scheduled`",
+        "cleaning": "`expire_snapshots` after each write, keeping the latest `retain` "
+        "snapshots (unset: 10) or those of the last `retain` hours; "
+        "`keep_latest_file_versions` refused",
+        "skip_unchanged": "no write when nothing it reads has a new commit or snapshot",
+    }
+    instead = {
+        "index": "Iceberg finds rows by its metadata, not an index: only "
+        "{type: bucket, buckets: N} applies (a bucket partition field on the unique_key).",
+        "hudi_options": "Set Iceberg's table properties in tblproperties.",
+        "options": "Use the typed configs, or Iceberg's table properties in tblproperties.",
+        "file_sizing": "Set Iceberg's write.target-file-size-bytes in tblproperties.",
+        "location_root": "The iceberg catalog places its tables under the warehouse's "
+        "iceberg/ folder: remove location_root.",
+        "clustered_by": "Set index: {type: bucket, buckets: N} with a unique_key.",
+        "buckets": "Set index: {type: bucket, buckets: N} with a unique_key.",
+    }
+    # One commit each.
+    strategies = MERGE_STRATEGIES
     sql_extension = EXTENSION
     in_lake_session_catalog = True
     server_jars = (

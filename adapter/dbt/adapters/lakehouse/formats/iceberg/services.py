@@ -22,7 +22,7 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
-from dbt.adapters.lakehouse.relation_configs.merge_table import MergeTableConfig
+from dbt.adapters.lakehouse.formats.merge_table import MergeTableConfig
 from dbt.adapters.lakehouse.statements import Statements
 
 # Iceberg's operation of a snapshot that rewrote files without changing rows.

@@ -1,4 +1,4 @@
-"""An Iceberg model's configs (merge_table.py parses them; format_support.py
+"""An Iceberg model's configs (merge_table.py parses them; config_support.py
 has the table): `table_type` picks Iceberg's copy-on-write or merge-on-read
 for updates, deletes and merges, and `index: {type: bucket}` is a bucket
 partition field on the unique_key.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dbt.adapters.lakehouse.relation_configs.merge_table import (
+from dbt.adapters.lakehouse.formats.merge_table import (
     KEY_PROPERTY,
     PRECOMBINE_PROPERTY,
     MergeTableConfig,

@@ -1,8 +1,8 @@
 """A model's configs for a table of a format written by SQL MERGE (Iceberg's,
-Delta's), parsed and validated in one place; iceberg_table.py and
-delta_table.py say what each format makes of them.
+Delta's), parsed and validated in one place; each format's table_config.py
+says what it makes of them.
 
-The configs mean what they mean on Hudi (format_support.py has the table):
+The configs mean what they mean on Hudi (config_support.py has the table):
 `unique_key` and `precombine_key` drive the MERGE that the macros
 (materializations/merge_write.sql) write. Neither format keeps a record key
 of its own, so the table records the keys it was built with in its
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from dbt.adapters.lakehouse.relation_configs import format_support
+from dbt.adapters.lakehouse.formats import config_support
 from dbt.adapters.lakehouse.relation_configs.cleaning import CleaningConfig
 from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
@@ -44,7 +44,7 @@ class MergeTableConfig(KeyedTable):
 
     @classmethod
     def from_model_config(cls, model: str, config: Mapping[str, Any]) -> MergeTableConfig:
-        format_support.check(model, cls.format, config)
+        config_support.check(model, cls.format, config)
         layout = TableLayout.from_model_config(model, config)
         delete_condition = config.get("delete_condition")
         if delete_condition is not None and (
@@ -77,7 +77,7 @@ class MergeTableConfig(KeyedTable):
     def resolve_strategy(self, name: str) -> str:
         """The strategy a write runs: `name`, checked, or the one it runs as
         without a unique_key (a merge with no key appends)."""
-        format_support.check_strategy(self.model, self.format, name)
+        config_support.check_strategy(self.model, self.format, name)
         strategy = self.checked_strategy(name, key_is="the MERGE's key")
         if self.delete_condition and not (strategy.deletes and self.record_key):
             raise LakeConfigError(
@@ -174,7 +174,7 @@ def _buckets(model: str, fmt: str, index: Any, layout: TableLayout) -> int | Non
         return None
     kind = index.get("type") if isinstance(index, Mapping) else None
     if kind != "bucket" or set(index) - {"type", "buckets"}:
-        raise LakeConfigError(model, "index", index, format_support.BY_KEY["index"].instead[fmt])
+        raise LakeConfigError(model, "index", index, config_support.Support("index").instead(fmt))
     if not layout.record_key:
         raise LakeConfigError(
             model, "index", index, "A bucket index buckets the unique_key: set unique_key too."
