@@ -11,7 +11,7 @@ from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse.formats.delta.change_ranges import plan_read
 from dbt.adapters.lakehouse.formats.delta.history import History
-from dbt.adapters.lakehouse.formats.iceberg.history import wap_id
+from dbt.adapters.lakehouse.formats.merge_commits import wap_id
 
 UP = "s.orders"
 KEY = "hoodie.lakehouse.consumed." + UP

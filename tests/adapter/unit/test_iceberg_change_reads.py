@@ -8,7 +8,8 @@ import pytest
 from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse.formats.iceberg.change_ranges import plan_read
-from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry, parse_wap_id, wap_id
+from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry
+from dbt.adapters.lakehouse.formats.merge_commits import parse_wap_id, wap_id
 
 UP = "iceberg.s.orders"
 KEY = "hoodie.lakehouse.consumed." + UP

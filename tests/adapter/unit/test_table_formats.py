@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.formats import config_support
+from dbt.adapters.lakehouse.formats import config_support, merge_commits
 from dbt.adapters.lakehouse.formats import registry as table_formats
 from dbt.adapters.lakehouse.formats.delta import services as delta_services
 from dbt.adapters.lakehouse.formats.delta.format import DELTA
@@ -198,7 +198,7 @@ def test_delta_compacts_by_versions_since_optimize_and_vacuums_by_the_oldest_ver
         "m", {"table_type": "mor", "compaction": {"delta_commits": 2}, "cleaning": {"retain": 2}}
     )
     now = datetime(2026, 1, 1, 1, 0)
-    due = iceberg_services.compaction_due
+    due = merge_commits.compaction_due
     rewrites = delta_services.REWRITES
     assert due(lake, [at(0, "WRITE"), at(1, "MERGE")], now, rewrites)
     assert not due(lake, [at(0), at(1), at(2, "OPTIMIZE"), at(3, "REORG"), at(4)], now, rewrites)

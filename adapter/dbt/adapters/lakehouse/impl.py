@@ -26,6 +26,7 @@ from dbt.adapters.lakehouse.credentials import LakehouseCredentials, LakehouseMe
 from dbt.adapters.lakehouse.data_tests import scope as data_test_scope
 from dbt.adapters.lakehouse.data_tests.queries import DataTestQueries
 from dbt.adapters.lakehouse.docs import catalog as docs_catalog
+from dbt.adapters.lakehouse.formats import merge_commits
 from dbt.adapters.lakehouse.formats import registry as table_formats
 from dbt.adapters.lakehouse.formats.delta.services import DeltaServices
 from dbt.adapters.lakehouse.formats.delta.table_config import DeltaTableConfig
@@ -34,7 +35,6 @@ from dbt.adapters.lakehouse.formats.hudi import write_settings as session_settin
 from dbt.adapters.lakehouse.formats.hudi.history import is_not_hudi
 from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
 from dbt.adapters.lakehouse.formats.iceberg import format as iceberg_format
-from dbt.adapters.lakehouse.formats.iceberg import history as iceberg_history
 from dbt.adapters.lakehouse.formats.iceberg.services import IcebergServices
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
 from dbt.adapters.lakehouse.formats.merge_table import MergeTableConfig
@@ -680,7 +680,7 @@ class LakehouseAdapter(SparkAdapter):
         Delta commit (formats/delta/history.py); "" when there is nothing to record."""
         recorded = self._change_reads.consumed_positions(model)
         recorded.update(self._builds.commit_metadata(model))
-        return iceberg_history.wap_id(run, recorded) if recorded else ""
+        return merge_commits.wap_id(run, recorded) if recorded else ""
 
     @available
     def table_records(self, model: dict[str, Any]) -> dict[str, str]:

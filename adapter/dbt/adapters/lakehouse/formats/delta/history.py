@@ -6,8 +6,8 @@ that writes its rows. Spark SQL gives a MERGE no write options, but Delta
 copies the session setting `spark.databricks.delta.commitInfo.userMetadata`
 into the commit's info (its history's `userMetadata`), atomically with the
 rows: a run killed before the commit records nothing, and the next run reads
-the same range again. The text is the one an Iceberg write is staged under
-(iceberg_history.wap_id). A table built whole (CREATE OR REPLACE ... AS
+the same range again. The text is the one the MERGE formats share
+(merge_commits.wap_id). A table built whole (CREATE OR REPLACE ... AS
 SELECT) also keeps it in the table properties that commit sets, and a run that
 writes nothing sets it as table properties.
 """
@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from dbt.adapters.lakehouse.formats.iceberg.history import parse_wap_id
-from dbt.adapters.lakehouse.formats.iceberg.services import naive_time
+from dbt.adapters.lakehouse.formats.merge_commits import naive_time, parse_wap_id
 
 # Operations after which a change read from an earlier version is no longer
 # a change read: the table was rebuilt (a new schema may make the change feed

@@ -1,5 +1,5 @@
 """Compaction, cleaning and rollback of a Delta table, under the configs Hudi's
-and Iceberg's take (formats/iceberg/services.py has the triggers they share).
+and Iceberg's take (formats/merge_commits.py has the triggers they share).
 
 A compaction of a merge-on-read (deletion vector) table is Delta's `OPTIMIZE`
 (small files bin-packed) then `REORG TABLE ... APPLY (PURGE)` (files with
@@ -23,7 +23,7 @@ from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.formats.delta.history import NO_DATA_COMMITS
 from dbt.adapters.lakehouse.formats.delta.table_config import DeltaTableConfig
-from dbt.adapters.lakehouse.formats.iceberg.services import (
+from dbt.adapters.lakehouse.formats.merge_commits import (
     DEFAULT_RETAIN,
     Snapshot,
     compaction_due,

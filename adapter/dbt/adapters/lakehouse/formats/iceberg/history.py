@@ -15,15 +15,14 @@ table properties.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from dbt.adapters.lakehouse.formats.merge_commits import parse_wap_id
+
 # Iceberg's operation of a snapshot that rewrote files without changing rows.
 REWRITE = "replace"
-# What starts the write-audit-publish id of a write that records positions.
-WAP_PREFIX = "lakehouse:"
 
 
 @dataclass(frozen=True)
@@ -114,24 +113,3 @@ class Ancestry:
         if position not in self.ids:
             return None
         return sum(1 for s in self.after(position) if s.operation != REWRITE)
-
-
-def wap_id(run: str, recorded: Mapping[str, str]) -> str:
-    """The write-audit-publish id of a write that records `recorded` (the
-    positions it consumed, what it was built from): unique per run, as
-    Iceberg publishes a staged snapshot by it."""
-    text = json.dumps(
-        {"run": run, "recorded": dict(recorded)}, sort_keys=True, separators=(",", ":")
-    )
-    # Spark's SET takes it between backquotes: a backquote is spelled as JSON's escape.
-    return WAP_PREFIX + text.replace("`", "\\u0060")
-
-
-def parse_wap_id(value: str | None) -> dict[str, str] | None:
-    if not value or not value.startswith(WAP_PREFIX):
-        return None
-    try:
-        recorded = json.loads(value[len(WAP_PREFIX) :]).get("recorded")
-    except (ValueError, AttributeError):
-        return None
-    return {str(k): str(v) for k, v in recorded.items()} if isinstance(recorded, dict) else None

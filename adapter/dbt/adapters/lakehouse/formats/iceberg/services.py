@@ -14,58 +14,30 @@ Spark's current_timestamp() as "now", and the literal expire_snapshots gets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.lakehouse.formats import merge_commits
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
-from dbt.adapters.lakehouse.formats.merge_table import MergeTableConfig
+from dbt.adapters.lakehouse.formats.merge_commits import (
+    DEFAULT_RETAIN,
+    Snapshot,
+    naive_time,
+    parse_snapshots,
+)
 from dbt.adapters.lakehouse.statements import Statements
 
 # Iceberg's operation of a snapshot that rewrote files without changing rows.
 REWRITE = "replace"
-# Cleaning when the model sets none: as Hudi's default, the latest 10 commits.
-DEFAULT_RETAIN = 10
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    committed_at: datetime
-    operation: str
-
-
-def parse_snapshots(rows: Sequence[Sequence[Any]]) -> list[Snapshot]:
-    """Rows of (committed_at, operation), oldest first."""
-    found = [Snapshot(naive_time(row[0]), str(row[1])) for row in rows]
-    return sorted(found, key=lambda s: s.committed_at)
-
-
-def compaction_due(
-    lake: MergeTableConfig,
-    snapshots: list[Snapshot],
-    now: datetime,
-    rewrites: frozenset[str] = frozenset({REWRITE}),
-) -> bool:
-    """Whether the model's compaction trigger is met: snapshots (Delta:
-    versions) since the last rewrite (an operation in `rewrites`) or since the
-    table began, and the time since it."""
-    compaction = lake.compaction
-    if lake.table_type != "mor" or not snapshots:
-        return False
-    last = max((i for i, s in enumerate(snapshots) if s.operation in rewrites), default=-1)
-    commits = len(snapshots) - last - 1
-    since = snapshots[last].committed_at if last >= 0 else snapshots[0].committed_at
-    by_count = commits >= compaction.delta_commits
-    by_time = commits > 0 and (now - since).total_seconds() >= compaction.delta_seconds
-    return {
-        "num_commits": by_count,
-        "time_elapsed": by_time,
-        "num_and_time": by_count and by_time,
-        "num_or_time": by_count or by_time,
-    }[compaction.trigger]
+def compaction_due(lake: IcebergTableConfig, snapshots: list[Snapshot], now: datetime) -> bool:
+    """Whether the model's compaction trigger is met, counting the snapshots
+    since the last rewrite (a `replace` snapshot)."""
+    return merge_commits.compaction_due(lake, snapshots, now, frozenset({REWRITE}))
 
 
 def expire_before(
@@ -159,10 +131,3 @@ class IcebergServices:
                 retain_last=retain_last,
             )
         ]
-
-
-def naive_time(value: Any) -> datetime:
-    """A time Spark returned, without its zone (Spark's times are the session's)."""
-    if isinstance(value, datetime):
-        return value.replace(tzinfo=None)
-    return datetime.fromisoformat(str(value)).replace(tzinfo=None)
