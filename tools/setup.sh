@@ -179,7 +179,7 @@ fi
 
 # --- make test: files some tests read, fetched once -----------------------------
 
-# Through the adapter's own fetch (hudi_bundle.fetch_jar): copied from ~/.m2 if
+# Through the adapter's own fetch (maven.fetch_jar): copied from ~/.m2 if
 # Maven has the file, else downloaded from Maven Central (or
 # LAKEHOUSE_MAVEN_REPOSITORY), checked against its published .sha1.
 fetch_maven() {  # coordinates (group:artifact:version[:extension[:classifier]]), folder, what
@@ -251,5 +251,18 @@ try:
         maven.fetch_jar(jar, label, maven.user_cache_dir(), notify=print)
 except maven.JarError as exc:
     sys.exit(f"setup: {exc} (behind a mirror, set LAKEHOUSE_MAVEN_REPOSITORY)")'
+
+# The readers outside Spark (hudi-rs, PyIceberg, delta-rs) that a test reads
+# the warehouse's tables with, in a virtualenv of their own: they want a
+# newer pyarrow and NumPy than pyspark 3.5 takes (tests/readers/).
+READERS=.cache/readers
+if ! cmp -s tests/readers/requirements.txt "$READERS/requirements.txt" 2>/dev/null; then
+  echo "setup: installing the readers outside Spark into $READERS"
+  rm -rf "$READERS"
+  "$PYTHON" -m venv "$READERS"
+  "$READERS/bin/pip" install -q --disable-pip-version-check -r tests/readers/requirements.txt \
+    || die "pip install -r tests/readers/requirements.txt failed"
+  cp tests/readers/requirements.txt "$READERS/requirements.txt"
+fi
 
 echo "setup: test prerequisites ready (PostgreSQL server, chromium, chromedriver; $JARS: $(ls $JARS | paste -sd " " -); $SCHEMA)"

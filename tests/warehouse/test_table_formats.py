@@ -26,16 +26,20 @@ three formats' builds batch by batch, on one session (docs/warehouse.md).
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 
 from tests.dbt_harness import hudi_jar
+from tests.warehouse.hudi_reference import BATCHES as BATCHES_HUDI
 from tests.warehouse.hudi_reference import DIGEST_AFTER, SCHEMA
 from tests.warehouse.warehouse_batches import (
     FIRST_CREATE,
     POINTS,
     Chain,
     ChainFailed,
+    Work,
     check_landed,
     compare_digests,
     parse_digest,
@@ -99,3 +103,66 @@ def test_killed_between_its_data_files_and_its_commit_it_ends_equal_to_the_hudi_
         assert list((dwd / "_delta_log").glob("*.json"))
     assert not (dwd / ".hoodie").exists()
     assert (hudi_reference.work.table_dir("dwd", "dwd_billing_events") / ".hoodie").is_dir()
+
+
+# --- the same tables, read outside Spark -------------------------------------------
+
+READERS_PYTHON = Path(__file__).resolve().parents[2] / ".cache" / "readers" / "bin" / "python"
+READ_TABLES = Path(__file__).resolve().parents[1] / "readers" / "read_tables.py"
+# The warehouse's checked figures (compare_targets.totals): the ADS spend and
+# the DWD events, under the names of the generator's truth.
+FIGURES = {
+    "cost_micros": ("ads", "ads_spend_by_industry", "spend_micros"),
+    "events": ("dwd", "dwd_billing_events", None),
+}
+
+
+def read_outside_spark(tables: list[dict]) -> dict:
+    """What read_tables.py's readers (hudi-rs, PyIceberg, delta-rs) read."""
+    assert READERS_PYTHON.exists(), "no readers' virtualenv: run tools/setup.sh --tests"
+    done = subprocess.run(
+        [str(READERS_PYTHON), str(READ_TABLES), json.dumps(tables)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_readers_outside_spark_read_the_warehouse_each_format_wrote(root, hudi_reference):
+    """hudi-rs, PyIceberg and delta-rs from PyPI, no JVM, read the tables the
+    adapter wrote, and their figures equal the generator's truth: the Hudi
+    build's after its last batch (dwd_billing_events merge-on-read, compacted
+    and cleaned), the Iceberg and Delta builds' after theirs (batch 2, the
+    chains above). delta-rs refuses a merge-on-read Delta table, whose
+    deletion vectors it cannot read (adapter/README.md says so)."""
+    hudi_reference.output()  # the build has ended
+    builds = {
+        "hudi": (hudi_reference.work, hudi_reference.truth(BATCHES_HUDI)),
+        **{
+            fmt: (Work(root / fmt), hudi_reference.truth(BATCHES))
+            for fmt in KILL_POINTS
+            if (root / fmt / "work.json").exists()
+        },
+    }
+    assert set(builds) == {"hudi", *KILL_POINTS}, "the chains above left no build"
+    tables, expected = [], {}
+    for fmt, (work, truth) in builds.items():
+        for figure, (layer, name, column) in FIGURES.items():
+            path = (
+                work.warehouse / "iceberg" / f"{work.schema}_{layer}" / name
+                if fmt == "iceberg"
+                else work.table_dir(layer, name)
+            )
+            tables.append({"format": fmt, "path": str(path), "sum": [column] if column else []})
+            expected[str(path)] = (fmt, name, figure, column, truth[figure])
+    read = read_outside_spark(tables)
+    for path, (fmt, name, figure, column, truth) in expected.items():
+        found = read[path]
+        if fmt == "delta" and name == "dwd_billing_events":  # table_type: mor
+            assert "deletionVectors" in found.get("error", ""), found
+            continue
+        assert "error" not in found, (fmt, name, found)
+        value = found["sums"][column] if column else found["rows"]
+        assert value == truth, (fmt, name, figure, value, truth)

@@ -35,6 +35,13 @@ def iceberg(**config) -> IcebergTableConfig:
 # --- which config on which format -----------------------------------------------
 
 
+def test_the_readme_shows_which_readers_outside_spark_read_each_format():
+    assert table_formats.readers_table() in README.read_text(), (
+        "Paste registry.readers_table() into adapter/README.md's Table formats:\n"
+        + table_formats.readers_table()
+    )
+
+
 def test_the_readme_shows_the_table_the_validation_reads():
     assert config_support.markdown_table() in README.read_text(), (
         "Paste config_support.markdown_table() into adapter/README.md's table of "

@@ -78,6 +78,16 @@ def of_provider(provider: str) -> TableFormat | None:
     return _REGISTERED.get(provider.lower())
 
 
+def readers_table() -> str:
+    """The docs' table of the readers outside Spark that read each format's
+    tables (adapter/README.md, checked by a unit test)."""
+    lines = ["| format | reader | reads |", "|---|---|---|"]
+    for name in FORMATS:
+        for reader, what in get(name).readers.items():
+            lines.append(f"| `{name}` | {reader} | {what} |")
+    return "\n".join(lines)
+
+
 def check_names(formats: Iterable[str], where: str) -> list[str]:
     """The formats, each known, in FORMATS order; an error naming `where` otherwise."""
     wanted = {str(f).strip().lower() for f in formats if str(f).strip()}

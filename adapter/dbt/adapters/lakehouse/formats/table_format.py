@@ -13,6 +13,8 @@ What shared code asks of a format:
   (config_support.py reads them);
 - the session: the jars, SQL extension and Spark settings a session needs
   to hold its tables, and what a server needs to serve them;
+- who else reads its tables: the readers outside Spark that read them as
+  the adapter writes them (tested: tests/warehouse/test_table_formats.py);
 - its history: a table's latest position (a commit, a snapshot, a version)
   and what the adapter's writes recorded in it (the positions a change read
   consumed, what a build was built from).
@@ -58,6 +60,10 @@ class TableFormat:
     # The incremental strategies it runs, and how; None: every one
     # (relation_configs/strategies.py).
     strategies: Mapping[str, str] | None = None
+
+    # The readers outside Spark (no JVM) that read its tables as the adapter
+    # writes them, and what of them (adapter/README.md's table: registry.py).
+    readers: Mapping[str, str] = {}
 
     # --- the session ------------------------------------------------------------
 

@@ -31,6 +31,10 @@ LOCAL_CONF = {
 class Delta(TableFormat):
     name = "delta"
     title = "Delta"
+    readers = {
+        "delta-rs (`deltalake` 1.6)": "`table_type: cow` tables; not `mor`, whose deletion "
+        "vectors it refuses (\"reader features {'deletionVectors'} ... not yet supported\")",
+    }
 
     configs = {
         "unique_key": "the MERGE's key: upserts, deletes (kept in the table property "

@@ -16,6 +16,10 @@ T = TypeVar("T")
 class Hudi(TableFormat):
     name = "hudi"
     title = "Hudi"
+    readers = {
+        "hudi-rs (`hudi` 0.5 on PyPI)": "copy-on-write and merge-on-read tables, compacted "
+        "and cleaned: their latest snapshot",
+    }
 
     configs = {
         "unique_key": "the record key: upserts, deletes",

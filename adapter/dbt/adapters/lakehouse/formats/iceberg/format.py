@@ -28,6 +28,10 @@ RUNTIME = "Iceberg's Spark runtime"
 class Iceberg(TableFormat):
     name = "iceberg"
     title = "Iceberg"
+    readers = {
+        "PyIceberg 0.12": "copy-on-write and merge-on-read tables (position deletes "
+        "applied), from the table's metadata in the warehouse's `iceberg/` folder",
+    }
 
     configs = {
         "unique_key": "the MERGE's key: upserts, deletes (kept in the table property "
