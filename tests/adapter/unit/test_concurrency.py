@@ -5,7 +5,7 @@ from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.connections import explain_concurrent_failure
 from dbt.adapters.lakehouse.credentials import LakehouseCredentials
-from dbt.adapters.lakehouse.writes import concurrency
+from dbt.adapters.lakehouse.formats.hudi import concurrency
 
 POSTGRES = {
     "spark.hadoop.javax.jdo.option.ConnectionURL": "jdbc:postgresql://127.0.0.1:5433/metastore"

@@ -15,10 +15,10 @@ from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.formats import registry as table_formats
+from dbt.adapters.lakehouse.formats.hudi import concurrency
 from dbt.adapters.lakehouse.lake import catalog as lake_catalog
 from dbt.adapters.lakehouse.lake.metastore import METASTORE_URL, shares_catalog
 from dbt.adapters.lakehouse.storage import locations as storage
-from dbt.adapters.lakehouse.writes import concurrency
 
 # Runtime settings every connection gets, whatever the method. dbt-spark adds
 # spark.sql.ansi.enabled=false itself.

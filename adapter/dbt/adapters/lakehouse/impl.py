@@ -30,7 +30,7 @@ from dbt.adapters.lakehouse.formats import merge_commits
 from dbt.adapters.lakehouse.formats import registry as table_formats
 from dbt.adapters.lakehouse.formats.delta.services import DeltaServices
 from dbt.adapters.lakehouse.formats.delta.table_config import DeltaTableConfig
-from dbt.adapters.lakehouse.formats.hudi import compaction_order, recovery
+from dbt.adapters.lakehouse.formats.hudi import compaction_order, concurrency, recovery
 from dbt.adapters.lakehouse.formats.hudi import write_settings as session_settings
 from dbt.adapters.lakehouse.formats.hudi.history import is_not_hudi
 from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
@@ -43,7 +43,7 @@ from dbt.adapters.lakehouse.relation import LakehouseRelation
 from dbt.adapters.lakehouse.relation_configs import strategies, write_defaults
 from dbt.adapters.lakehouse.statements import Statements
 from dbt.adapters.lakehouse.storage import locations as storage
-from dbt.adapters.lakehouse.writes import concurrency, killed_creates
+from dbt.adapters.lakehouse.writes import killed_creates
 from dbt.adapters.lakehouse.writes.unchanged_builds import BuildRecords
 from dbt.adapters.lakehouse.writes.written_tables import WrittenTables
 

@@ -34,11 +34,11 @@ import yaml
 
 from adlake.servers import lock_server
 from adlake.servers.catalog import free_port
+from dbt.adapters.lakehouse.formats.hudi import concurrency
 from dbt.adapters.lakehouse.lake import catalog as lake_catalog
 from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 from dbt.adapters.lakehouse.storage import connector_jars
 from dbt.adapters.lakehouse.storage import locations as storage
-from dbt.adapters.lakehouse.writes import concurrency
 from tests.adapter.functional.concurrency.writers import (
     KEEP_ALL_COMMITS,
     LEAVES_CLEANING_TO_DBT,

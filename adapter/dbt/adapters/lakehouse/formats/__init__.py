@@ -1,9 +1,11 @@
-"""The table formats: one package each (hudi/, iceberg/, delta/), and the
-registry of what a session loads for them (registry.py).
+"""The table formats: one package each (hudi/, iceberg/, delta/), each with
+a descriptor (format.py) of the one interface shared code asks
+(table_format.py), and the registry of formats (registry.py).
 
-A format's package holds its table config, its history, its table services,
-its change ranges and, for Hudi, its bundle and write settings.
+Shared by the formats: config_support.py (which config each takes),
+merge_table.py and merge_commits.py (what the formats written by SQL MERGE
+share: their configs, their commits' records and triggers).
 
 May import: relation_configs/, change_reads/ranges.py (the vocabulary of a
-change read), processes, statements.
+change read), maven.py, processes, statements.
 """

@@ -11,9 +11,20 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-from dbt.adapters.lakehouse.formats.merge_table import MergeTableConfig
+from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
+
+
+class Compacted(Protocol):
+    """A table config with a compaction trigger (merge_table.MergeTableConfig)."""
+
+    @property
+    def table_type(self) -> str: ...
+
+    @property
+    def compaction(self) -> CompactionConfig: ...
+
 
 # What starts the write-audit-publish id of a write that records positions.
 WAP_PREFIX = "lakehouse:"
@@ -34,7 +45,7 @@ def parse_snapshots(rows: Sequence[Sequence[Any]]) -> list[Snapshot]:
 
 
 def compaction_due(
-    lake: MergeTableConfig,
+    lake: Compacted,
     snapshots: list[Snapshot],
     now: datetime,
     rewrites: frozenset[str],

@@ -353,7 +353,7 @@ def root_session(
         # Before the session: its Derby metastore admits one process per lake.
         # A shared catalog (a metastore database of its own) admits several
         # Spark applications at once; Hudi's concurrency control keeps their
-        # writes apart (see writes/concurrency.py).
+        # writes apart (see formats/hudi/concurrency.py).
         if not shares_catalog(spark_conf):
             lake_lock.acquire(lake, lock_timeout, notify=logger.info)
         archive = None

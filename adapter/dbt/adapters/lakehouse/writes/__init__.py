@@ -3,7 +3,6 @@
 - written_tables.py: which tables this invocation wrote, since which commit;
 - unchanged_builds.py: a `table` model skipped when nothing it reads changed;
 - memory_staging.py: a write's staged batch held in memory;
-- concurrency.py: how writers of one table are kept apart;
 - killed_creates.py: what a run killed while it created a table left behind.
 
 May import: change_reads/, data_tests/, lake/, session/, formats/, statements.

@@ -1,4 +1,6 @@
-"""Apache Hudi: the bundle jar (bundle.py, which also fetches the other jars),
-the table config (table_config.py), a write's hoodie.* settings
-(write_settings.py), the compaction order of merge-on-read tables with CDC
+"""Apache Hudi, the default format: its descriptor (format.py), the bundle
+jar every session loads (bundle.py), its timeline (history.py), the table
+config (table_config.py), a write's hoodie.* settings (write_settings.py),
+how writers of one table are kept apart (concurrency.py: the profile's
+`concurrency`), the compaction order of merge-on-read tables with CDC
 (compaction_order.py) and what a killed writer leaves (recovery.py)."""
