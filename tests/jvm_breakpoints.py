@@ -14,7 +14,7 @@ The JVM runs its real code up to that point: nothing is mocked.
        HELD_ENV in its environment, its output to `log`...
     with jvm_breakpoints.attach(log, child, ["org.apache.Foo.bar"]) as held:
         held.wait(4, child)   # four threads stopped in Foo.bar
-        ...kill the child...
+        ...kill the child...  # inside: see attach()
 """
 
 from __future__ import annotations
@@ -159,7 +159,10 @@ def port_of(log: Path, process: subprocess.Popen[bytes], timeout: float = 300) -
 @contextmanager
 def attach(log: Path, process: subprocess.Popen[bytes], methods: list[str]) -> Iterator[Held]:
     """Breakpoints at `methods` in the JVM that `process` starts (its first),
-    which runs once they are taken."""
+    which runs once they are taken. Kill the process inside the `with`: on
+    leaving it jdb goes, and a debugger's leaving clears its breakpoints and
+    lets every held thread run on (the JVM prints a new "Listening" line),
+    which on a busy machine can finish what the test meant to cut short."""
     held = Held(port_of(log, process), methods)
     try:
         held.resume_once_set()

@@ -752,6 +752,8 @@ class Chain:
                 with jvm_breakpoints.attach(child.log, child.process, list(point.methods)) as held:
                     held.wait(1, child.process, timeout=timeout)
                     seen = held.hit_lines()[0]
+                    # Killed while the thread is held: jdb's leaving lets it run on.
+                    child.kill()
             except AssertionError as exc:
                 raise ChainFailed(f"{point.name}: {exc}\n{child.tail()}") from exc
             finally:

@@ -53,7 +53,10 @@ class ChildRun:
         self.kill()
 
     def kill(self) -> None:
-        os.killpg(self.process.pid, signal.SIGKILL)
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:  # killed already
+            pass
         self.process.wait()
 
     def finish(self, timeout: float = 600) -> int:

@@ -124,6 +124,8 @@ def killed_while_held(
     try:
         with jvm_breakpoints.attach(run.log, run.process, methods) as held:
             held.wait(len(FORMATS) * len(KINDS), run.process, lambda: ended_nodes(run))
+            # Killed while the threads are held: jdb's leaving lets them run on.
+            run.kill()
     finally:
         run.kill()
     return run.output()

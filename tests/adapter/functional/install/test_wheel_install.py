@@ -171,17 +171,33 @@ def venv(tmp_path_factory, wheel) -> Path:
 
 def test_the_wheel_carries_the_files_the_session_starts_with(wheel):
     """Files the embedded session puts on the JVM's command line or class
-    path: a missing one would not fail, the session would just run without it."""
+    path, or compiles: a missing one would not fail, the session would just
+    run without it. Each as its module names it."""
+    import dbt.adapters.lakehouse as package
+    from dbt.adapters.lakehouse.lake import catalog as lake_catalog
+    from dbt.adapters.lakehouse.session import (
+        embedded,
+        format_jars,
+        hadoop_conf,
+        lake_switch,
+        local_fs,
+    )
+    from dbt.adapters.lakehouse.warm import jars as warm_jars
+
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    package = "dbt/adapters/lakehouse/"
-    for name in (
-        "log4j2.properties",
-        "java/NioLocalFileSystem.java",
-        "java/WarmServerGuard.java",
-        "hadoop_local/yarn-default.xml",
+    root = Path(package.__file__).parent
+    for path in (
+        embedded.LOG4J_CONFIG,
+        hadoop_conf.FOLDER / "yarn-default.xml",
+        local_fs.SOURCE,
+        warm_jars.GUARD_SOURCE,
+        lake_catalog.SOURCE,
+        format_jars.CATALOG_SOURCE,
+        lake_switch.HOOK_SOURCE,
     ):
-        assert package + name in names, name
+        assert path.is_file(), path
+        assert f"dbt/adapters/lakehouse/{path.relative_to(root)}" in names, path
 
 
 def test_pip_picks_a_spark_3_5_pyspark(venv):
