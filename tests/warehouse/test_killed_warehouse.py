@@ -56,7 +56,7 @@ import re
 
 import pytest
 
-from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
+from dbt.adapters.lakehouse.formats.hudi.change_ranges import written_on_pending_compactions
 from tests.dbt_harness import completed_instants, hudi_jar
 from tests.s3_store import running_store
 from tests.warehouse.hudi_reference import BATCHES, OPTIONS, SCHEMA

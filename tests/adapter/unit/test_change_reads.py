@@ -6,7 +6,7 @@ from dbt_common.exceptions import CompilationError
 from dbt.adapters.lakehouse.change_reads import ChangeRead, Timeline, plan_read
 from dbt.adapters.lakehouse.change_reads.planner import ChangeReadPlanner
 from dbt.adapters.lakehouse.change_reads.queries import ChangeReadQueries
-from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
+from dbt.adapters.lakehouse.formats.hudi.change_ranges import written_on_pending_compactions
 from dbt.adapters.lakehouse.statements import Statements
 
 QUERIES = ChangeReadQueries(Statements())

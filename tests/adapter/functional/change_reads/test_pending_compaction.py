@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
+from dbt.adapters.lakehouse.formats.hudi.change_ranges import written_on_pending_compactions
 from tests.adapter.functional.change_reads.cdc_models import DOWN, IDS, total, up
 from tests.dbt_harness import DbtProject, failures, spark
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dbt.adapters.lakehouse.change_reads.ranges import written_on_pending_compactions
+from dbt.adapters.lakehouse.formats.hudi.change_ranges import written_on_pending_compactions
 from dbt.adapters.lakehouse.lake import catalog as lake_catalog
 from tests.adapter.functional.change_reads import cdc_models
 from tests.adapter.functional.crash.child_runs import ChildRun, query_rows

@@ -2,7 +2,7 @@
 
 The adapter holds one planner per invocation. While a model compiles, each
 `lake_changes()` (or sibling) call plans one range here: the model's recorded
-position, the upstream's timeline, the gap policy (ranges.plan_read). The
+position, the upstream's timeline, the gap policy (hudi_ranges.plan_read). The
 materialization then asks for the ranges to stage and for the settings that
 put the consumed positions into the model's own commit.
 """
@@ -15,12 +15,14 @@ from typing import Any
 
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.lakehouse.change_reads import ranges
-from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead, Timeline
+from dbt.adapters.lakehouse.formats import change_range
 from dbt.adapters.lakehouse.formats import registry as table_formats
+from dbt.adapters.lakehouse.formats.change_range import ChangeRead
 from dbt.adapters.lakehouse.formats.delta import change_ranges as delta_ranges
 from dbt.adapters.lakehouse.formats.delta.history import History
 from dbt.adapters.lakehouse.formats.delta.table_config import CHANGE_DATA_FEED
+from dbt.adapters.lakehouse.formats.hudi import change_ranges as hudi_ranges
+from dbt.adapters.lakehouse.formats.hudi.change_ranges import Timeline
 from dbt.adapters.lakehouse.formats.hudi.history import is_not_hudi
 from dbt.adapters.lakehouse.formats.iceberg import change_ranges as iceberg_ranges
 from dbt.adapters.lakehouse.formats.iceberg import format as iceberg_format
@@ -145,11 +147,11 @@ class ChangeReadPlanner:
             )
         elif timeline is not None:
             consumed = self._consumed_position(
-                position, upstream_name, ranges.latest_position, model_format
+                position, upstream_name, change_range.latest_position, model_format
             )
             # A full cdc read renders the snapshot as images of these columns.
             columns = self._columns_of(upstream) if mode == "cdc" else []
-            read = ranges.plan_read(
+            read = hudi_ranges.plan_read(
                 upstream_name,
                 mode,
                 consumed,
@@ -221,7 +223,7 @@ class ChangeReadPlanner:
     def consumed_positions(self, model: dict[str, Any]) -> dict[str, str]:
         """How far the model's reads of this run read, by position key."""
         return {
-            ranges.position_key(read.upstream): read.end
+            change_range.position_key(read.upstream): read.end
             for read in self.reads(model)
             if read.end is not None
         }
@@ -233,13 +235,13 @@ class ChangeReadPlanner:
         settings.update(extra)
         if not settings:
             return {}
-        return {COMMIT_META_PREFIX_SETTING: ranges.COMMIT_META_PREFIX, **settings}
+        return {COMMIT_META_PREFIX_SETTING: change_range.COMMIT_META_PREFIX, **settings}
 
     def skipped_write_positions(self, model: dict[str, Any]) -> dict[str, str]:
         """Table properties that record how far a run read when it wrote no
-        commit (see ranges.SKIPPED_PREFIX)."""
+        commit (see change_range.SKIPPED_PREFIX)."""
         return {
-            ranges.skipped_position_key(read.upstream): read.end
+            change_range.skipped_position_key(read.upstream): read.end
             for read in self.reads(model)
             if read.end is not None
         }
@@ -298,12 +300,14 @@ class ChangeReadPlanner:
         if this is None:
             return None
         table = _qualified(this)
-        key = ranges.position_key(upstream)
+        key = change_range.position_key(upstream)
         fmt = table_formats.of_provider(model_format) or table_formats.get(
             table_formats.DEFAULT_FORMAT
         )
         committed = fmt.recorded(self._metadata.ask, table, key)
-        skipped = self._metadata.table_properties(table).get(ranges.skipped_position_key(upstream))
+        skipped = self._metadata.table_properties(table).get(
+            change_range.skipped_position_key(upstream)
+        )
         return later(committed, skipped)
 
     def _plan_delta(

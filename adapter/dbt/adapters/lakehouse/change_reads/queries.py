@@ -1,7 +1,7 @@
 """What a change read reads: the relation a model's FROM clause reads for a
 planned range, and the signed rows and changed keys built from CDC images.
 
-Planning (ranges.py, planner.py) decides the range; this module decides which
+Planning (change_range.py, planner.py) decides the range; this module decides which
 relation reads it (nothing, the staged scratch table, the snapshot, the
 changes checked against the snapshot) and takes its text from the statement
 macros of macros/statements/change_reads.sql. Hudi's incremental and CDC
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead
+from dbt.adapters.lakehouse.formats.change_range import ChangeRead
 from dbt.adapters.lakehouse.statements import Statements
 
 
@@ -73,7 +73,7 @@ class ChangeReadQueries:
         return self._sql("all_rows", relation=changes)
 
     def _iceberg_source(self, read: ChangeRead) -> str:
-        """An Iceberg range (iceberg_ranges.py): its changelog view, or the
+        """An Iceberg range (formats/iceberg/change_ranges.py): its changelog view, or the
         snapshot it ends at when read whole."""
         if read.is_empty:
             return self._no_rows(read)
@@ -100,7 +100,7 @@ class ChangeReadQueries:
         )
 
     def _delta_source(self, read: ChangeRead) -> str:
-        """A Delta range (delta_ranges.py): its change feed, or the version it
+        """A Delta range (formats/delta/change_ranges.py): its change feed, or the version it
         ends at when read whole, each by the table's path."""
         if read.is_empty:
             return self._no_rows(read)

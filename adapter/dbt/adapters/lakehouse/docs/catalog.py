@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.change_reads import ranges
+from dbt.adapters.lakehouse.formats import change_range
 from dbt.adapters.lakehouse.formats.delta.history import History
 from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry
 from dbt.adapters.lakehouse.lake.metadata import LakeMetadata, parse_describe
@@ -110,7 +110,7 @@ class Described:
             return f"up to version {version}" + (
                 ", up to date" if behind == 0 else f", {behind} version(s) behind"
             )
-        position = ranges.latest_position(*positions) or ""
+        position = change_range.latest_position(*positions) or ""
         behind = sum(1 for completed in self.completions if completed > position)
         return f"up to the commit completed {instant_time(position)}" + (
             ", up to date" if behind == 0 else f", {behind} commit(s) behind"
@@ -350,16 +350,16 @@ class CatalogReader:
         recorded: dict[str, str] = record.latest_record() if record is not None else {}
         for commit in [] if record is not None else self._metadata.completed_commits(table, 30):
             recorded = self._metadata.commit_extra_metadata(table, str(commit["commit_time"]))
-            if any(key.startswith(ranges.POSITION_PREFIX) for key in recorded):
+            if any(key.startswith(change_range.POSITION_PREFIX) for key in recorded):
                 break
         consumed = {
-            key[len(ranges.POSITION_PREFIX) :]: [value]
+            key[len(change_range.POSITION_PREFIX) :]: [value]
             for key, value in recorded.items()
-            if key.startswith(ranges.POSITION_PREFIX)
+            if key.startswith(change_range.POSITION_PREFIX)
         }
         for key, value in self._metadata.table_properties(table).items():
-            if key.startswith(ranges.SKIPPED_PREFIX):
-                consumed.setdefault(key[len(ranges.SKIPPED_PREFIX) :], []).append(value)
+            if key.startswith(change_range.SKIPPED_PREFIX):
+                consumed.setdefault(key[len(change_range.SKIPPED_PREFIX) :], []).append(value)
         return consumed
 
     # --- file sources ----------------------------------------------------------

@@ -29,7 +29,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dbt.adapters.lakehouse.change_reads.ranges import COMMIT_META_PREFIX
+from dbt.adapters.lakehouse.formats.change_range import COMMIT_META_PREFIX
 from dbt.adapters.lakehouse.lake.metadata import LakeMetadata
 
 BUILT_FROM_KEY = COMMIT_META_PREFIX + "built_from"

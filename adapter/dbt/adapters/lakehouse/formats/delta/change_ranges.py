@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dbt.adapters.lakehouse.change_reads import ranges
-from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead
+from dbt.adapters.lakehouse.formats import change_range
+from dbt.adapters.lakehouse.formats.change_range import ChangeRead
 from dbt.adapters.lakehouse.formats.delta.history import History
 
 
@@ -34,7 +34,17 @@ def plan_read(
     columns: Sequence[tuple[str, str]],
     key: Sequence[str],
 ) -> ChangeRead:
-    """Decide the range of a Delta upstream (ranges.plan_versioned_read)."""
-    return ranges.plan_versioned_read(
-        upstream, mode, consumed, history.latest, history.gap, on_gap, model, columns, key, "delta"
+    """Decide the range of a Delta upstream (change_range.plan_versioned_read)."""
+    return change_range.plan_versioned_read(
+        upstream,
+        mode,
+        consumed,
+        history.latest,
+        history.gap,
+        on_gap,
+        model,
+        columns,
+        key,
+        "delta",
+        "version",
     )

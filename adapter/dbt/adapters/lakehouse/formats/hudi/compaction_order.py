@@ -5,7 +5,7 @@ after the plan appends its log file to the new slice the compaction will
 create, whose base file does not exist yet. When the compaction then
 completes after that delta commit, Hudi 1.2's CDC query cannot find the file
 slice before the delta commit and fails on every range that holds it (see
-change_reads.ranges.written_on_pending_compactions): each consumer reading
+change_ranges.written_on_pending_compactions): each consumer reading
 with lake_signed_changes, lake_changed_keys or lake_changes(mode='cdc') is
 wedged until it is rebuilt in full.
 

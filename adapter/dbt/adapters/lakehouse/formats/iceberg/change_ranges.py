@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dbt.adapters.lakehouse.change_reads import ranges
-from dbt.adapters.lakehouse.change_reads.ranges import ChangeRead
+from dbt.adapters.lakehouse.formats import change_range
+from dbt.adapters.lakehouse.formats.change_range import ChangeRead
 from dbt.adapters.lakehouse.formats.iceberg.history import REWRITE, Ancestry
 
 
@@ -37,8 +37,8 @@ def plan_read(
     columns: Sequence[tuple[str, str]],
     key: Sequence[str],
 ) -> ChangeRead:
-    """Decide the range of an Iceberg upstream (ranges.plan_versioned_read)."""
-    return ranges.plan_versioned_read(
+    """Decide the range of an Iceberg upstream (change_range.plan_versioned_read)."""
+    return change_range.plan_versioned_read(
         upstream,
         mode,
         consumed,
@@ -49,6 +49,7 @@ def plan_read(
         columns,
         key,
         "iceberg",
+        "snapshot",
     )
 
 

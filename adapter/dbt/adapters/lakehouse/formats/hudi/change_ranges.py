@@ -1,47 +1,17 @@
-"""Change reads: the range of an upstream's commits a model reads in this run.
-
-A model reads what its upstream Hudi table committed after the instant it last
-consumed, up to the upstream's latest completed instant at compile time. That
-`end` instant is written into the extra metadata of the model's own commit, so
-the recorded position can never say more or less than what was written: a run
-that dies before its commit leaves the old position, and the next run reads the
-same range again. Instants are Hudi completion times (the order Hudi's
-incremental query uses since 1.0); the begin is exclusive, the end inclusive.
+"""A change read's range on a Hudi upstream: its positions are instants'
+completion times (the order Hudi's incremental query uses since 1.0), and a
+range is chosen against the upstream's active timeline, its cleans and its
+compactions (formats/change_range.py has what every format shares).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from dbt_common.exceptions import CompilationError
 
-MODES = ("latest_state", "cdc")
-GAP_POLICIES = ("full", "fail")
-# Hudi copies write options with this prefix into the commit's extra metadata.
-COMMIT_META_PREFIX = "hoodie.lakehouse."
-POSITION_PREFIX = COMMIT_META_PREFIX + "consumed."
-
-
-# A run that reads a range and writes nothing (every row filtered out) has no
-# commit to record its position in: it records it as a table property instead,
-# or the position would stay behind until the upstream archived it, and the
-# next read would have to start over from the whole table. Not a hoodie.* key:
-# Hudi would copy that into the commit metadata of every later write.
-SKIPPED_PREFIX = "lakehouse.consumed."
-
-
-def position_key(upstream: str) -> str:
-    return POSITION_PREFIX + upstream.lower()
-
-
-def skipped_position_key(upstream: str) -> str:
-    return SKIPPED_PREFIX + upstream.lower()
-
-
-def latest_position(*positions: str | None) -> str | None:
-    """The later of the recorded positions (instants order as strings)."""
-    return max((p for p in positions if p), default=None)
+from dbt.adapters.lakehouse.formats.change_range import ChangeRead, check_read_arguments
 
 
 @dataclass(frozen=True)
@@ -122,61 +92,6 @@ def written_on_pending_compactions(
     )
 
 
-@dataclass(frozen=True)
-class ChangeRead:
-    """One upstream range a model reads in this run."""
-
-    upstream: str  # schema.table
-    mode: str
-    begin: str | None  # exclusive; None reads from the start
-    end: str | None  # inclusive; None when the upstream has no commit yet
-    note: str | None = None  # why a full read replaced an incremental one
-    # (name, type) of the upstream's columns: a full cdc read renders them as images.
-    columns: tuple[tuple[str, str], ...] = ()
-    # Scratch table the materialization fills with the range before the model's
-    # query runs, so the changes are read from the upstream once (the run log
-    # counts them too); None for reads that are empty or whole-table, and for
-    # a latest_state range of a copy-on-write upstream (planner._worth_staging).
-    staged_as: str | None = None
-    # Keep only the changed rows that are the upstream's current records (see
-    # ChangeReadQueries.source): set for incremental latest_state reads of an
-    # upstream whose incremental query can return a write that lost to the
-    # stored record. Its partition columns limit the check to the partitions
-    # the changes touch.
-    check_current: bool = False
-    partition_columns: tuple[str, ...] = ()
-    # hudi: positions are instants (completion times); iceberg: snapshot ids
-    # (iceberg_ranges.py), which do not order as text; delta: versions
-    # (delta_ranges.py), which order as numbers.
-    upstream_format: str = "hudi"
-    # An Iceberg or Delta upstream's unique key: an update's before and after
-    # images are paired by it (and a Delta range's latest state kept per key).
-    key: tuple[str, ...] = ()
-    # The temporary view of Iceberg's changelog of the range (planner).
-    changelog_view: str | None = None
-    # A Delta upstream's location: a read is by its path (queries.py), of
-    # the version a full read ends at or of the change feed of a range.
-    location: str | None = None
-
-    @property
-    def is_empty(self) -> bool:
-        if self.end is None or self.begin is None:
-            return self.end is None
-        if self.upstream_format == "iceberg":
-            return self.begin == self.end
-        if self.upstream_format == "delta":
-            return int(self.begin) >= int(self.end)
-        return self.begin >= self.end
-
-    @property
-    def is_incremental(self) -> bool:
-        return self.begin is not None and not self.is_empty
-
-    def describe(self) -> str:
-        start = "the start" if self.begin is None else self.begin
-        return f"{self.upstream} ({self.mode}) after {start} through {self.end or '-'}"
-
-
 def plan_read(
     upstream: str,
     mode: str,
@@ -205,55 +120,6 @@ def plan_read(
     return ChangeRead(
         upstream, mode, None, end, note=note + " Reading the full table instead.", columns=columns
     )
-
-
-def plan_versioned_read(
-    upstream: str,
-    mode: str,
-    consumed: str | None,
-    end: str | None,
-    gap: Callable[[str], str | None],
-    on_gap: str,
-    model: str,
-    columns: Iterable[tuple[str, str]],
-    key: Iterable[str],
-    upstream_format: str,
-) -> ChangeRead:
-    """The range of an Iceberg or Delta upstream (iceberg_ranges.py,
-    delta_ranges.py): after `consumed` through `end`, unless `gap` says why
-    reading after `consumed` could miss changes; then whole, or an error with
-    on_gap='fail'."""
-    check_read_arguments(mode, on_gap, model)
-    read = ChangeRead(
-        upstream,
-        mode,
-        None,
-        end,
-        columns=tuple(columns),
-        upstream_format=upstream_format,
-        key=tuple(key),
-    )
-    if consumed is None or end is None:
-        return read
-    reason = None if consumed == end else gap(consumed)
-    if reason is None:
-        return replace(read, begin=consumed)
-    unit = "snapshot" if upstream_format == "iceberg" else "version"
-    note = f"Model '{model}': the {unit} it last consumed from {upstream} ({consumed}) {reason}."
-    if on_gap == "fail":
-        raise CompilationError(f"{note} Rebuild with `dbt run --full-refresh --select {model}`.")
-    return replace(read, note=note + " Reading the full table instead.")
-
-
-def check_read_arguments(mode: str, on_gap: str, model: str) -> None:
-    if mode not in MODES:
-        raise CompilationError(
-            f"Model '{model}': lake_changes mode {mode!r} is not valid. Use one of: {', '.join(MODES)}."
-        )
-    if on_gap not in GAP_POLICIES:
-        raise CompilationError(
-            f"Model '{model}': lake_changes on_gap {on_gap!r} is not valid. Use one of: {', '.join(GAP_POLICIES)}."
-        )
 
 
 def _gap(upstream: str, mode: str, consumed: str, timeline: Timeline) -> str | None:
