@@ -109,4 +109,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # its reader stopped early (`| head`): not an error
+        sys.exit(0)
