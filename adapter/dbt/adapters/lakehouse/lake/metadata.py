@@ -162,10 +162,6 @@ class LakeMetadata:
         ]
         return max(floors, default=None)
 
-    def recorded(self, table: str, key: str) -> str | None:
-        """What the latest commit of a Hudi table that recorded `key` recorded."""
-        return hudi_history.recorded(self.ask, table, key)
-
     def commit_extra_metadata(self, table: str, instant: str) -> dict[str, str]:
         """Every key of one commit's extra metadata."""
         rows = self.ask("show_commit_extra_metadata", table=table, instant=instant)
