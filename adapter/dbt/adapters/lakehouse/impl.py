@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import json
 import uuid
 from dataclasses import dataclass
@@ -28,19 +27,17 @@ from dbt.adapters.lakehouse.data_tests.queries import DataTestQueries
 from dbt.adapters.lakehouse.docs import catalog as docs_catalog
 from dbt.adapters.lakehouse.formats import merge_commits
 from dbt.adapters.lakehouse.formats import registry as table_formats
-from dbt.adapters.lakehouse.formats.delta.services import DeltaServices
 from dbt.adapters.lakehouse.formats.delta.table_config import DeltaTableConfig
 from dbt.adapters.lakehouse.formats.hudi import compaction_order, concurrency, recovery
 from dbt.adapters.lakehouse.formats.hudi import write_settings as session_settings
 from dbt.adapters.lakehouse.formats.hudi.history import is_not_hudi
 from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
 from dbt.adapters.lakehouse.formats.iceberg import format as iceberg_format
-from dbt.adapters.lakehouse.formats.iceberg.services import IcebergServices
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
-from dbt.adapters.lakehouse.formats.merge_table import MergeTableConfig
+from dbt.adapters.lakehouse.formats.table_format import TableFormat
 from dbt.adapters.lakehouse.lake.metadata import LakeMetadata
 from dbt.adapters.lakehouse.relation import LakehouseRelation
-from dbt.adapters.lakehouse.relation_configs import strategies, write_defaults
+from dbt.adapters.lakehouse.relation_configs import strategies
 from dbt.adapters.lakehouse.statements import Statements
 from dbt.adapters.lakehouse.storage import locations as storage
 from dbt.adapters.lakehouse.writes import killed_creates
@@ -93,12 +90,10 @@ class LakehouseAdapter(SparkAdapter):
         self._lake = LakeMetadata(self._rows, self._statements)
         self._change_reads = ChangeReadPlanner(self._lake, self._columns_of, self.scratch_relation)
         self._change_queries = ChangeReadQueries(self._statements)
-        self._iceberg = IcebergServices(self._rows, self._statements)
-        self._delta = DeltaServices(self._rows, self._statements)
         # The formats the target's Spark server was found to hold (Thrift,
         # Connect: a server this process did not start), once asked.
         self._served_formats: list[str] | None = None
-        self._hudi_configs: dict[tuple[str, str], HudiTableConfig] = {}
+        self._table_configs: dict[tuple[str, str, str], Any] = {}
         # What each table model with skip_unchanged is built from (unchanged_builds).
         self._builds = BuildRecords(self._lake)
         # Per table this invocation wrote, its latest commit before the write,
@@ -331,69 +326,74 @@ class LakehouseAdapter(SparkAdapter):
         return list(strategies.STRATEGIES)
 
     @available
+    def table_config(self, model: dict[str, Any]) -> Any:
+        """The model's lake configs on its file_format, validated (raises a
+        compilation error naming the model). Parsed once per model and
+        config: several macros of one write ask for it, and its warnings are
+        said once."""
+        return self._table_config(model, self._format_of(model))
+
+    @available
     def hudi_config(self, model: dict[str, Any]) -> HudiTableConfig:
-        """The model's lake configs, validated (raises a compilation error naming the model).
-        Parsed once per model and config: several macros of one write ask for it,
-        and its warnings are said once."""
+        """table_config, as Hudi's (the macros' name for it before table_config)."""
+        return cast(HudiTableConfig, self._table_config(model, table_formats.get("hudi")))
+
+    @available
+    def iceberg_config(self, model: dict[str, Any]) -> IcebergTableConfig:
+        """table_config, as Iceberg's."""
+        return cast(IcebergTableConfig, self._table_config(model, table_formats.get("iceberg")))
+
+    @available
+    def delta_config(self, model: dict[str, Any]) -> DeltaTableConfig:
+        """table_config, as Delta's."""
+        return cast(DeltaTableConfig, self._table_config(model, table_formats.get("delta")))
+
+    def _format_of(self, model: dict[str, Any]) -> TableFormat:
+        """The format a model's file_format names (an error naming the model when none)."""
+        name = str(model.get("config", {}).get("file_format") or table_formats.DEFAULT_FORMAT)
+        table_formats.check_names([name], f"Model '{model['name']}' (file_format)")
+        return table_formats.get(name)
+
+    def _table_config(self, model: dict[str, Any], fmt: TableFormat) -> Any:
+        if fmt is not table_formats.default():
+            self._check_served(fmt.name)
         config = model.get("config", {})
         # dbt reads an empty unique_key ('' or []) as no unique key at all.
         if config.get("unique_key") in ("", []):
             config = {key: value for key, value in config.items() if key != "unique_key"}
         cache_key = (
+            fmt.name,
             model.get("unique_id") or model["name"],
             json.dumps(config, sort_keys=True, default=str),
         )
-        parsed = self._hudi_configs.get(cache_key)
+        parsed = self._table_configs.get(cache_key)
         if parsed is None:
-            parsed = HudiTableConfig.from_model_config(
-                model["name"], config, write_defaults.for_target(self.connection_hudi_settings())
-            )
-            for warning in parsed.warnings:
+            parsed = fmt.table_config(model["name"], config, self.connection_hudi_settings())
+            for warning in getattr(parsed, "warnings", ()):
                 logger.warning(warning)
-            self._hudi_configs[cache_key] = parsed
+            self._table_configs[cache_key] = parsed
         return parsed
 
     @available
-    def iceberg_config(self, model: dict[str, Any]) -> IcebergTableConfig:
-        """An Iceberg model's configs, validated (a compilation error names the model)."""
-        return cast(IcebergTableConfig, self._merge_config(model, IcebergTableConfig))
-
-    @available
-    def delta_config(self, model: dict[str, Any]) -> DeltaTableConfig:
-        """A Delta model's configs, validated (a compilation error names the model)."""
-        return cast(DeltaTableConfig, self._merge_config(model, DeltaTableConfig))
-
-    def _merge_config(
-        self, model: dict[str, Any], config_class: builtins.type[MergeTableConfig]
-    ) -> MergeTableConfig:
-        self._check_served(config_class.format)
-        config = model.get("config", {})
-        if config.get("unique_key") in ("", []):
-            config = {key: value for key, value in config.items() if key != "unique_key"}
-        return config_class.from_model_config(model["name"], config)
-
-    @available
-    def services_after_write(self, relation: BaseRelation, lake: MergeTableConfig) -> list[str]:
-        """The compaction and cleaning an Iceberg or a Delta write runs next
-        (iceberg_services, delta_services)."""
+    def services_after_write(self, relation: BaseRelation, lake: Any) -> list[str]:
+        """The compaction and cleaning a write runs next, as its format's
+        table services say (`lake`: the model's table_config)."""
         schema, identifier = _parts(relation)
-        if isinstance(lake, DeltaTableConfig):
-            return self._delta.after_write(lake, f"{schema}.{identifier}")
-        return self._iceberg.after_write(
-            cast(IcebergTableConfig, lake), self.iceberg_catalog(relation), f"{schema}.{identifier}"
-        )
+        services = table_formats.get(lake.format).services(self._rows, self._statements)
+        return services.after_write(lake, relation.database or None, f"{schema}.{identifier}")
 
     @available
     def table_service(
         self, node: dict[str, Any], service: str, position: str | None = None
     ) -> list[str]:
         """What lake_compact / lake_clean / lake_rollback (to `position`: an
-        Iceberg snapshot id, a Delta version) run on an Iceberg or a Delta model."""
+        Iceberg snapshot id, a Delta version) run on a model whose format's
+        table services say (TableFormat.services)."""
         table = f"{node['schema']}.{node.get('alias') or node['name']}"
-        if node.get("config", {}).get("file_format") == "delta":
-            return self._delta.on_demand(self.delta_config(node), table, service, position)
-        catalog = str(node.get("database") or iceberg_format.CATALOG)
-        return self._iceberg.on_demand(self.iceberg_config(node), catalog, table, service, position)
+        fmt = self._format_of(node)
+        services = fmt.services(self._rows, self._statements)
+        lake = self._table_config(node, fmt)
+        return services.on_demand(lake, node.get("database") or None, table, service, position)
 
     @available
     def catalog_table_settings(self, relation: BaseRelation) -> tuple[dict[str, str], list[str]]:

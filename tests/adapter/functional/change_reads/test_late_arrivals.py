@@ -12,8 +12,8 @@ the upstream's current records.
 import pytest
 
 from dbt.adapters.lakehouse.change_reads import ChangeRead
-from dbt.adapters.lakehouse.change_reads.planner import returns_lost_writes
 from dbt.adapters.lakehouse.change_reads.queries import ChangeReadQueries
+from dbt.adapters.lakehouse.formats.hudi.change_reads import returns_lost_writes
 from dbt.adapters.lakehouse.statements import Statements
 
 # Each run writes version v of records 1-3 and version 5 - v of record 4: record

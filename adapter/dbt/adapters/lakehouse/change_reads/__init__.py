@@ -6,8 +6,9 @@ model's last run, exactly once (`lake_changes`, `lake_changed_keys`,
 - queries.py: which relation reads a range (its SQL: macros/statements/change_reads.sql).
 
 What a range is, and what every format shares of one, is
-formats/change_range.py; how each format chooses one, its package's
-change_ranges.py. May import: lake/, formats/, relation_configs/, statements.
+formats/change_range.py; how each format plans and reads one, its
+TableFormat's change_history and change_source (formats/table_format.py).
+May import: lake/, formats/, relation_configs/, statements.
 """
 
 from dbt.adapters.lakehouse.change_reads.planner import ChangeReadPlanner

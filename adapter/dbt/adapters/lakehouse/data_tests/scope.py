@@ -112,7 +112,7 @@ class Since:
     partitions: Partitions | None = None
     partition_columns: tuple[str, ...] = ()
     # False when the table's incremental query can return a write that lost
-    # to the stored record (change_reads.planner.returns_lost_writes): its
+    # to the stored record (formats.hudi.change_reads.returns_lost_writes): its
     # written rows are then read from the snapshot (written_filter).
     incremental_exact: bool = True
 

@@ -25,6 +25,7 @@ from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.formats import change_range
 from dbt.adapters.lakehouse.formats.delta.history import History
+from dbt.adapters.lakehouse.formats.iceberg import format as iceberg_format
 from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry
 from dbt.adapters.lakehouse.lake.metadata import LakeMetadata, parse_describe
 
@@ -208,7 +209,7 @@ class CatalogReader:
                 stats.add("lake_stats_error", "Lake stats", f"unavailable: {reason}", "")
         if details.get("Provider", "").lower() == "iceberg":
             self._iceberg_stats(wanted.table, stats)
-            described.ancestry = self._metadata.iceberg_ancestry(wanted.table)
+            described.ancestry = iceberg_format.ancestry(self._metadata.ask, wanted.table)
             if wanted.change_reader:
                 described.consumed = self._consumed(wanted.table, record=described.ancestry)
         if details.get("Provider", "").lower() == "delta":

@@ -9,3 +9,12 @@ share: their configs, their commits' records and triggers).
 
 May import: relation_configs/, maven.py, processes, statements.
 """
+
+from dbt.adapters.lakehouse.formats import registry
+from dbt.adapters.lakehouse.formats.delta.format import DELTA
+from dbt.adapters.lakehouse.formats.hudi.format import HUDI
+from dbt.adapters.lakehouse.formats.iceberg.format import ICEBERG
+
+# Hudi first: the default format (registry.DEFAULT_FORMAT).
+for _fmt in (HUDI, ICEBERG, DELTA):
+    registry.register(_fmt)

@@ -20,6 +20,9 @@ from dataclasses import dataclass, replace
 from dbt_common.exceptions import CompilationError
 
 MODES = ("latest_state", "cdc")
+# How a format's positions compare (ChangeRead.positions): as text (later is
+# larger), as numbers, or only for equality (the range's end is the begin).
+POSITIONS = ("text", "number", "identity")
 GAP_POLICIES = ("full", "fail")
 # Hudi copies write options with this prefix into the commit's extra metadata.
 COMMIT_META_PREFIX = "hoodie.lakehouse."
@@ -63,6 +66,10 @@ class ChangeRead:
     # counts them too); None for reads that are empty or whole-table, and for
     # a latest_state range of a copy-on-write upstream (planner._worth_staging).
     staged_as: str | None = None
+    # Reading the range costs more than reading its files once (its format's
+    # prepare says: files merged at each read, a changelog computed at each
+    # read): the materialization copies it once (planner._worth_staging).
+    costly_to_read: bool = False
     # Keep only the changed rows that are the upstream's current records (see
     # ChangeReadQueries.source): set for incremental latest_state reads of an
     # upstream whose incremental query can return a write that lost to the
@@ -70,27 +77,30 @@ class ChangeRead:
     # the changes touch.
     check_current: bool = False
     partition_columns: tuple[str, ...] = ()
-    # hudi: positions are instants (completion times); iceberg: snapshot ids
-    # (iceberg_ranges.py), which do not order as text; delta: versions
-    # (delta_ranges.py), which order as numbers.
-    upstream_format: str = "hudi"
+    # The upstream's format, as registered (formats/registry.py; '': the
+    # default format), and how its positions compare (POSITIONS: a Hudi
+    # instant orders as text, a Delta version as a number, an Iceberg
+    # snapshot id not at all).
+    upstream_format: str = ""
+    positions: str = "text"
     # An Iceberg or Delta upstream's unique key: an update's before and after
     # images are paired by it (and a Delta range's latest state kept per key).
     key: tuple[str, ...] = ()
-    # The temporary view of Iceberg's changelog of the range (planner).
+    # The temporary view of Iceberg's changelog of the range (its format's prepare).
     changelog_view: str | None = None
-    # A Delta upstream's location: a read is by its path (queries.py), of
-    # the version a full read ends at or of the change feed of a range.
+    # The upstream's location, for a format that reads a range by the
+    # table's path (Delta: the version a full read ends at, the change feed
+    # of a range).
     location: str | None = None
 
     @property
     def is_empty(self) -> bool:
         if self.end is None or self.begin is None:
             return self.end is None
-        if self.upstream_format == "iceberg":
-            return self.begin == self.end
-        if self.upstream_format == "delta":
+        if self.positions == "number":
             return int(self.begin) >= int(self.end)
+        if self.positions == "identity":
+            return self.begin == self.end
         return self.begin >= self.end
 
     @property
@@ -100,6 +110,31 @@ class ChangeRead:
     def describe(self) -> str:
         start = "the start" if self.begin is None else self.begin
         return f"{self.upstream} ({self.mode}) after {start} through {self.end or '-'}"
+
+
+@dataclass(frozen=True)
+class ReadRequest:
+    """What a model asks to read of an upstream, as the planner hands it to
+    the upstream's format (table_format.ChangeHistory.plan)."""
+
+    upstream: str  # schema.table
+    mode: str
+    on_gap: str
+    model: str  # the reading model's name, for messages
+    # The upstream's location, when its catalog was asked ('' when not).
+    location: str
+    # (name, type) of the upstream's columns; the unique key it was written
+    # with (each a question to the catalog: asked only by a read that needs it).
+    columns: Callable[[], list[tuple[str, str]]]
+    key: Callable[[], list[str]]
+
+
+def no_rows(read: ChangeRead, sql: Callable[..., str]) -> str:
+    """The relation of an empty read, with the read's columns (`sql` renders a
+    statement macro: statements.py)."""
+    if read.mode == "cdc":
+        return sql("no_cdc_rows")
+    return sql("no_rows", relation=read.upstream)
 
 
 def plan_versioned_read(
@@ -114,6 +149,7 @@ def plan_versioned_read(
     key: Iterable[str],
     upstream_format: str,
     unit: str,
+    positions: str,
 ) -> ChangeRead:
     """The range of an upstream whose positions are versions of the table
     (Iceberg's snapshots, Delta's versions: formats/<format>/change_ranges.py,
@@ -128,6 +164,7 @@ def plan_versioned_read(
         end,
         columns=tuple(columns),
         upstream_format=upstream_format,
+        positions=positions,
         key=tuple(key),
     )
     if consumed is None or end is None:

@@ -3,7 +3,9 @@
 
 Shared code gets a format here (get, of_provider) and asks it
 (formats/table_format.py); this module and the formats' own packages are the
-only places that name one.
+only places that name one. The package registers the three it holds
+(formats/__init__.py), so a format's own modules may use the shared ones
+(config_support.py, merge_table.py) that look formats up here.
 
 Which catalog holds which format, and why: every model's table is named
 `schema.table` in the session catalog (`spark_catalog`), as dbt-spark projects,
@@ -29,29 +31,26 @@ from collections.abc import Iterable
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.formats.delta.format import DELTA
-from dbt.adapters.lakehouse.formats.hudi.format import HUDI
-from dbt.adapters.lakehouse.formats.iceberg.format import ICEBERG
 from dbt.adapters.lakehouse.formats.table_format import TableFormat
 
 _REGISTERED: dict[str, TableFormat] = {}
 # The formats a model may name in file_format, in the order registered; the
 # first is the default.
 FORMATS: list[str] = []
-DEFAULT_FORMAT = HUDI.name
+DEFAULT_FORMAT = "hudi"
 # The Spark setting that lists the formats a session was started with.
 FORMATS_CONF = "spark.lakehouse.tableFormats"
 # The session catalog of a session holding a format that needs it (session/format_jars.py builds it).
 LAKE_SESSION_CATALOG = "lakehouse.catalog.LakeSessionCatalog"
 # The format of a table kept in a catalog of its own (catalog.schema.table):
 # Iceberg's tables, in the catalog a model's `database` names.
-OWN_CATALOG_FORMAT = ICEBERG.name
+OWN_CATALOG_FORMAT = "iceberg"
 # The order of the SQL extensions in spark.sql.extensions: Delta's before
 # Iceberg's. Iceberg's row-lineage rule for UPDATE (1.10 to 1.12, Spark 3.5)
 # fails on any table not Iceberg's ("scala.MatchError: DeltaTableV2", as a
 # dbt snapshot test's UPDATE of a Delta table met it); with Delta's rules
 # first, an UPDATE of a Delta table is Delta's before Iceberg's rule sees it.
-EXTENSION_ORDER = (DELTA.name, ICEBERG.name)
+EXTENSION_ORDER = ("delta", "iceberg")
 
 
 def register(fmt: TableFormat) -> None:
@@ -63,13 +62,28 @@ def register(fmt: TableFormat) -> None:
         FORMATS.append(fmt.name)
 
 
-for _fmt in (HUDI, ICEBERG, DELTA):
-    register(_fmt)
-
-
 def get(name: str) -> TableFormat:
     """The registered format named `name` (check_names first for a user's)."""
     return _REGISTERED[name.lower()]
+
+
+def default() -> TableFormat:
+    return _REGISTERED[DEFAULT_FORMAT]
+
+
+def of_read(upstream_format: str) -> TableFormat:
+    """The format that planned a change read (ChangeRead.upstream_format; '': the default)."""
+    return get(upstream_format or DEFAULT_FORMAT)
+
+
+def with_change_reads() -> list[TableFormat]:
+    """The formats whose tables change reads read: those that keep a history
+    for them (TableFormat.change_history)."""
+    return [
+        get(name)
+        for name in FORMATS
+        if type(get(name)).change_history is not TableFormat.change_history
+    ]
 
 
 def of_provider(provider: str) -> TableFormat | None:

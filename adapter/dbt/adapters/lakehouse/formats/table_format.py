@@ -10,30 +10,51 @@ without: no jars, no SQL extension, no history to read positions from.
 What shared code asks of a format:
 - its configs: what each config of the shared vocabulary does on it, what
   to use instead of one it refuses, and the incremental strategies it runs
-  (config_support.py reads them);
+  (config_support.py reads them); a model's configs parsed (table_config);
+- its table services: the compaction, cleaning and rollback statements due
+  on a table after a write or on demand (services);
 - the session: the jars, SQL extension and Spark settings a session needs
   to hold its tables, and what a server needs to serve them;
 - who else reads its tables: the readers outside Spark that read them as
   the adapter writes them (tested: tests/warehouse/test_table_formats.py);
 - its history: a table's latest position (a commit, a snapshot, a version)
   and what the adapter's writes recorded in it (the positions a change read
-  consumed, what a build was built from).
+  consumed, what a build was built from);
+- its change reads: the range of a table a model reads in a run
+  (change_history: a ChangeHistory plans it) and the relation that reads
+  a planned range (change_source, as_of).
 
 A method that reads a table's metadata gets `ask`: it runs the statement
 macro `lakehouse__<name>` with its arguments and returns the rows
 (lake/metadata.py's LakeMetadata.ask), so a format's SQL stays in macros a
-project may override (statements.py).
+project may override (statements.py); one that needs more of the catalog gets
+the Lake. A method that writes a query gets `sql`, which renders a statement
+macro.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
+from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
 from dbt.adapters.lakehouse.maven import MavenJar
+from dbt.adapters.lakehouse.statements import Statements
 
 # ask(statement, **arguments) -> the rows of lakehouse__<statement>.
 Ask = Callable[..., Sequence[Any]]
+# sql(statement, **arguments) -> the text of lakehouse__<statement>.
+Sql = Callable[..., str]
+
+
+class Lake(Protocol):
+    """What a format may ask of the lake's catalog (lake/metadata.py's LakeMetadata)."""
+
+    def ask(self, statement: str, **arguments: Any) -> Sequence[Any]: ...
+
+    def table_properties(self, table: str) -> dict[str, str]: ...
+
+    def table_settings(self, table: str) -> tuple[dict[str, str], list[str], str]: ...
 
 
 class NotThisFormat(Exception):
@@ -41,6 +62,48 @@ class NotThisFormat(Exception):
 
     def __init__(self, table: str, fmt: TableFormat) -> None:
         super().__init__(f"{table} is not a {fmt.title} table")
+
+
+class ChangeHistory:
+    """An upstream's history, as a change read plans a range of it (what a
+    format's change_history returns, read once per planned read)."""
+
+    def later(self, *positions: str | None) -> str | None:
+        """The later of positions of this table (None: none given)."""
+        raise NotImplementedError
+
+    def plan(self, request: ReadRequest, consumed: str | None) -> ChangeRead:
+        """The range `request` reads after `consumed` (None: from the
+        start): through the latest position, or whole where a gap says
+        reading after `consumed` could miss changes (an error with
+        on_gap='fail')."""
+        raise NotImplementedError
+
+    def prepare(self, lake: Lake, read: ChangeRead, name: str) -> ChangeRead:
+        """The planned `read`, ready for the run to read: whatever it needs
+        set up in the session first (`name`: unique to the read in the
+        run), and whether reading it costs more than its files."""
+        return read
+
+
+class TableServices:
+    """A format's table services on one table (compaction, cleaning,
+    rollback): the statements due, after a write or on demand. `lake`: the
+    model's table_config; `database`: the catalog a model names (None: the
+    session catalog's)."""
+
+    def after_write(self, lake: Any, database: str | None, table: str) -> list[str]:
+        """What a write's own run does next (an inline compaction when due,
+        an automatic cleaning when something would go)."""
+        return []
+
+    def on_demand(
+        self, lake: Any, database: str | None, table: str, service: str, position: str | None
+    ) -> list[str]:
+        """What lake_compact ('compact'), lake_compact_scheduled
+        ('scheduled'), lake_clean ('clean') and lake_rollback ('rollback', to
+        `position`) run."""
+        return []
 
 
 class TableFormat:
@@ -64,6 +127,19 @@ class TableFormat:
     # The readers outside Spark (no JVM) that read its tables as the adapter
     # writes them, and what of them (adapter/README.md's table: registry.py).
     readers: Mapping[str, str] = {}
+
+    def table_config(
+        self, model: str, config: Mapping[str, Any], target_settings: Mapping[str, str]
+    ) -> Any:
+        """The model's configs on this format, parsed and validated (a
+        LakeConfigError names the model, the config and the fix).
+        `target_settings`: the profile's server_side_parameters."""
+        raise NotImplementedError(f"{self.title} has no table config")
+
+    def services(self, rows: Callable[[str], list[Any]], statements: Statements) -> TableServices:
+        """Its table services, over a function that runs a statement and
+        returns its rows and the statement macros (statements.py)."""
+        return TableServices()
 
     # --- the session ------------------------------------------------------------
 
@@ -98,3 +174,21 @@ class TableFormat:
         """What the latest write that recorded `key` in its commit recorded
         there; None when no write did. NotThisFormat as latest_position."""
         return None
+
+    # --- change reads ---------------------------------------------------------------
+
+    def change_history(self, lake: Lake, request: ReadRequest) -> ChangeHistory | None:
+        """The upstream's history a change read plans against; None when the
+        format keeps none that change reads read (then they refuse its
+        tables). NotThisFormat as latest_position; an error naming the fix
+        when the table keeps too little to read its changes."""
+        return None
+
+    def change_source(self, read: ChangeRead, sql: Sql) -> str:
+        """The relation that reads a range this format's history planned."""
+        raise NotImplementedError(f"{self.title} tables have no change reads")
+
+    def as_of(self, read: ChangeRead, sql: Sql) -> str:
+        """The table as of the end of a full read (the table itself where
+        its current state is what a full read ends at)."""
+        return read.upstream

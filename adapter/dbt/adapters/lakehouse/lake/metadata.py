@@ -13,12 +13,9 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.formats import registry
-from dbt.adapters.lakehouse.formats.delta.history import History
 from dbt.adapters.lakehouse.formats.hudi import history as hudi_history
 from dbt.adapters.lakehouse.formats.hudi import recovery
 from dbt.adapters.lakehouse.formats.hudi.history import LatestCommit
-from dbt.adapters.lakehouse.formats.iceberg import format as iceberg_format
-from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry
 from dbt.adapters.lakehouse.formats.table_format import NotThisFormat, TableFormat
 from dbt.adapters.lakehouse.statements import Statements
 
@@ -140,27 +137,6 @@ class LakeMetadata:
             return registry.OWN_CATALOG_FORMAT, ""
         details = self.describe(table).details
         return details.get("Provider", "").lower(), details.get("Location", "")
-
-    def iceberg_ancestry(self, table: str) -> Ancestry:
-        """An Iceberg table's current snapshot and its ancestors."""
-        return iceberg_format.ancestry(self.ask, table)
-
-    def delta_history(self, table: str) -> History:
-        """A Delta table's versions, as far back as its log holds them."""
-        return History.from_rows(self.ask("delta_history", table=table))
-
-    def cleaned_before(self, table: str) -> str | None:
-        """The instant before which the cleaner may have removed file slices
-        (from the table's recent cleans); None if nothing was cleaned."""
-        cleans = self.ask("show_cleans", table=table, limit=10)
-        # A clean that names no earliest instant to retain (file-version
-        # policy) may have removed any slice written before it ran.
-        floors = [
-            str(c["earliest_commit_to_retain"] or c["clean_time"])
-            for c in cleans
-            if c["total_files_deleted"]
-        ]
-        return max(floors, default=None)
 
     def commit_extra_metadata(self, table: str, instant: str) -> dict[str, str]:
         """Every key of one commit's extra metadata."""

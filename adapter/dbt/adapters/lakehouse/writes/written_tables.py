@@ -19,9 +19,9 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from dbt.adapters.lakehouse.change_reads.planner import returns_lost_writes
 from dbt.adapters.lakehouse.data_tests import scope as data_test_scope
 from dbt.adapters.lakehouse.data_tests.queries import DataTestQueries
+from dbt.adapters.lakehouse.formats.hudi.change_reads import returns_lost_writes
 from dbt.adapters.lakehouse.formats.hudi.history import is_not_hudi
 from dbt.adapters.lakehouse.lake.metadata import LakeMetadata
 

@@ -7,10 +7,20 @@ catalog of the formats (java/LakeSessionCatalog.java), in front of Hudi's.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+from dbt_common.exceptions import CompilationError
+
+from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
+from dbt.adapters.lakehouse.formats.delta import change_ranges
 from dbt.adapters.lakehouse.formats.delta.history import NO_DATA_COMMITS, History
-from dbt.adapters.lakehouse.formats.table_format import Ask, TableFormat
+from dbt.adapters.lakehouse.formats.delta.services import DeltaServices
+from dbt.adapters.lakehouse.formats.delta.table_config import CHANGE_DATA_FEED, DeltaTableConfig
+from dbt.adapters.lakehouse.formats.table_format import Ask, Lake, Sql, TableFormat
 from dbt.adapters.lakehouse.maven import MavenJar
 from dbt.adapters.lakehouse.relation_configs.strategies import MERGE_STRATEGIES
+from dbt.adapters.lakehouse.statements import Statements
 
 # 3.3.3, not earlier: Delta 3.3.2 and before fail CREATE OR REPLACE TABLE ... AS
 # SELECT on Spark 3.5.6 and later ("does not support truncate in batch mode",
@@ -73,6 +83,14 @@ class Delta(TableFormat):
         "catalog of the three formats (dbt-lakehouse's LakeSessionCatalog.java)"
     )
 
+    def table_config(
+        self, model: str, config: Mapping[str, Any], target_settings: Mapping[str, str]
+    ) -> DeltaTableConfig:
+        return cast(DeltaTableConfig, DeltaTableConfig.from_model_config(model, config))
+
+    def services(self, rows: Callable[[str], list[Any]], statements: Statements) -> DeltaServices:
+        return DeltaServices(rows, statements)
+
     def session_conf(self, warehouse: str, master: str) -> dict[str, str]:
         conf = {
             "spark.sql.catalog.spark_catalog.delta": "true",
@@ -102,6 +120,27 @@ class Delta(TableFormat):
     def recorded(self, ask: Ask, table: str, key: str) -> str | None:
         """In the user metadata of the table's commits."""
         return History.from_rows(ask("delta_history", table=table)).recorded(key)
+
+    def change_history(self, lake: Lake, request: ReadRequest) -> change_ranges.DeltaChanges:
+        """The table's versions, from its Change Data Feed: an error naming
+        the fix when it keeps none."""
+        upstream = request.upstream
+        if lake.table_properties(upstream).get(CHANGE_DATA_FEED, "").lower() != "true":
+            raise CompilationError(
+                f"Model '{request.model}' reads the changes of {upstream}, a Delta table "
+                "without a change data feed. Build it with dbt-lakehouse (every Delta model "
+                f"keeps one), or run `ALTER TABLE {upstream} SET TBLPROPERTIES "
+                f"({CHANGE_DATA_FEED} = true)` and rebuild this model with --full-refresh "
+                "(changes before that are not recorded)."
+            )
+        history = History.from_rows(lake.ask("delta_history", table=upstream))
+        return change_ranges.DeltaChanges(history)
+
+    def change_source(self, read: ChangeRead, sql: Sql) -> str:
+        return change_ranges.change_source(read, sql)
+
+    def as_of(self, read: ChangeRead, sql: Sql) -> str:
+        return change_ranges.as_of(read, sql)
 
 
 DELTA = Delta()

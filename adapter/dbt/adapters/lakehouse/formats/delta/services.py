@@ -29,6 +29,7 @@ from dbt.adapters.lakehouse.formats.merge_commits import (
     compaction_due,
     naive_time,
 )
+from dbt.adapters.lakehouse.formats.table_format import TableServices
 from dbt.adapters.lakehouse.statements import Statements
 
 # The operations of Delta's history that rewrite files without changing rows.
@@ -59,7 +60,7 @@ def vacuum_hours(lake: DeltaTableConfig, versions: list[Snapshot], now: datetime
     return math.ceil(seconds / 3.6) / 1000
 
 
-class DeltaServices:
+class DeltaServices(TableServices):
     """The statements of the services due on one Delta table, after a write or on demand."""
 
     def __init__(self, rows: Callable[[str], list[Any]], statements: Statements) -> None:
@@ -79,9 +80,10 @@ class DeltaServices:
     def now(self) -> datetime:
         return naive_time(self._rows(self._statements.sql("session_now"))[0][0])
 
-    def after_write(self, lake: DeltaTableConfig, table: str) -> list[str]:
+    def after_write(self, lake: DeltaTableConfig, database: str | None, table: str) -> list[str]:
         """What the write's own run does next: the compaction when inline and
-        due, the cleaning when automatic and something would go."""
+        due, the cleaning when automatic and something would go. (A Delta
+        table is the session catalog's: `database` names none.)"""
         now = self.now()
         versions = self.versions(table)
         due = lake.compaction.mode == "inline" and compaction_due(lake, versions, now, REWRITES)
@@ -91,7 +93,12 @@ class DeltaServices:
         return statements
 
     def on_demand(
-        self, lake: DeltaTableConfig, table: str, service: str, version: str | None
+        self,
+        lake: DeltaTableConfig,
+        database: str | None,
+        table: str,
+        service: str,
+        version: str | None,
     ) -> list[str]:
         """What lake_compact, lake_compact_scheduled, lake_clean and lake_rollback run."""
         if service == "compact":

@@ -4,11 +4,14 @@ loads it whatever the project's formats), so it adds no jars here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
-from dbt.adapters.lakehouse.formats.hudi import history
-from dbt.adapters.lakehouse.formats.table_format import Ask, NotThisFormat, TableFormat
+from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
+from dbt.adapters.lakehouse.formats.hudi import change_reads, history
+from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
+from dbt.adapters.lakehouse.formats.table_format import Ask, Lake, NotThisFormat, Sql, TableFormat
+from dbt.adapters.lakehouse.relation_configs import write_defaults
 
 T = TypeVar("T")
 
@@ -40,6 +43,14 @@ class Hudi(TableFormat):
         "buckets": "refused: Hudi's bucket index does that job (`index: {type: bucket}`)",
     }
 
+    def table_config(
+        self, model: str, config: Mapping[str, Any], target_settings: Mapping[str, str]
+    ) -> HudiTableConfig:
+        """With the write defaults, each at the target's value where it sets one."""
+        return HudiTableConfig.from_model_config(
+            model, config, write_defaults.for_target(target_settings)
+        )
+
     def latest_position(self, ask: Ask, table: str) -> str | None:
         """The table's latest instant."""
         latest = self._of_hudi(table, lambda: history.latest_commit(ask, table))
@@ -48,6 +59,17 @@ class Hudi(TableFormat):
     def recorded(self, ask: Ask, table: str, key: str) -> str | None:
         """In the extra metadata of the table's commits."""
         return self._of_hudi(table, lambda: history.recorded(ask, table, key))
+
+    def change_history(self, lake: Lake, request: ReadRequest) -> change_reads.HudiChanges:
+        """The table's active timeline (and its cleans, for a cdc read)."""
+        for_cdc = request.mode == "cdc"
+        timeline = self._of_hudi(
+            request.upstream, lambda: change_reads.timeline(lake.ask, request.upstream, for_cdc)
+        )
+        return change_reads.HudiChanges(timeline)
+
+    def change_source(self, read: ChangeRead, sql: Sql) -> str:
+        return change_reads.change_source(read, sql)
 
     def _of_hudi(self, table: str, read: Callable[[], T]) -> T:
         """`read` of a table's timeline; NotThisFormat for a table not Hudi's."""

@@ -66,3 +66,17 @@ def recorded(ask: Ask, table: str, key: str) -> str | None:
         for row in rows:
             return str(row["metadata_value"])
     return None
+
+
+def cleaned_before(ask: Ask, table: str) -> str | None:
+    """The instant before which the cleaner may have removed file slices
+    (from the table's recent cleans); None if nothing was cleaned."""
+    cleans = ask("show_cleans", table=table, limit=10)
+    # A clean that names no earliest instant to retain (file-version
+    # policy) may have removed any slice written before it ran.
+    floors = [
+        str(c["earliest_commit_to_retain"] or c["clean_time"])
+        for c in cleans
+        if c["total_files_deleted"]
+    ]
+    return max(floors, default=None)

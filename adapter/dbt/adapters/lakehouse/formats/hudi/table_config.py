@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from dbt.adapters.lakehouse.relation_configs import strategies
 from dbt.adapters.lakehouse.relation_configs.base import Changeset, LakeSetting, LiveTable
@@ -102,6 +102,9 @@ def owned_keys() -> dict[str, type[LakeSetting]]:
 
 @dataclass(frozen=True)
 class HudiTableConfig(KeyedTable):
+    # The file_format it is the config of (as MergeTableConfig.format).
+    format: ClassVar[str] = "hudi"
+
     model: str
     # One of each COMPONENTS, in its order (defaults where not given).
     components: tuple[LakeSetting, ...] = ()

@@ -20,11 +20,16 @@ Where an Iceberg model records what it consumed: formats/iceberg/history.py.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from dbt.adapters.lakehouse.formats import change_range
-from dbt.adapters.lakehouse.formats.change_range import ChangeRead
+from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
 from dbt.adapters.lakehouse.formats.iceberg.history import REWRITE, Ancestry
+from dbt.adapters.lakehouse.formats.table_format import ChangeHistory, Lake, Sql
+
+# The catalog that keeps Iceberg's tables, and whose `system` has its procedures.
+CATALOG = "iceberg"
 
 
 def plan_read(
@@ -50,6 +55,8 @@ def plan_read(
         key,
         "iceberg",
         "snapshot",
+        # Snapshot ids do not order: a range is empty when it ends where it begins.
+        "identity",
     )
 
 
@@ -72,3 +79,82 @@ def _gap(upstream: str, consumed: str, ancestry: Ancestry) -> str | None:
             f"write them. Make {upstream} `table_type: cow` for exact change reads"
         )
     return None
+
+
+class IcebergChanges(ChangeHistory):
+    def __init__(self, ancestry: Ancestry) -> None:
+        self._ancestry = ancestry
+
+    def later(self, *positions: str | None) -> str | None:
+        return self._ancestry.later(*positions)
+
+    def plan(self, request: ReadRequest, consumed: str | None) -> ChangeRead:
+        return plan_read(
+            request.upstream,
+            request.mode,
+            consumed,
+            self._ancestry,
+            request.on_gap,
+            request.model,
+            request.columns(),
+            request.key(),
+        )
+
+    def prepare(self, lake: Lake, read: ChangeRead, name: str) -> ChangeRead:
+        """Create the session's temporary view of Iceberg's changelog of an
+        incremental range (create_changelog_view): net changes for
+        latest_state, each change with updates paired by the upstream's key
+        for cdc. Computed at each read of the view: costly to read."""
+        if not read.is_incremental:
+            return read
+        view = "lakehouse_changes_" + "".join(c if c.isalnum() else "_" for c in name)
+        # (Iceberg's procedures are its catalog's: the one that keeps a table
+        # of the session catalog, or the one a name of three parts names.)
+        parts = read.upstream.split(".")
+        catalog, table = (
+            (parts[0], ".".join(parts[1:])) if len(parts) == 3 else (CATALOG, read.upstream)
+        )
+        lake.ask(
+            "iceberg_changelog_view",
+            catalog=catalog,
+            table=table,
+            view=view,
+            begin=read.begin,
+            end=read.end,
+            net_changes=read.mode == "latest_state",
+            key=list(read.key),
+        )
+        return dataclasses.replace(read, changelog_view=view, costly_to_read=True)
+
+
+def change_source(read: ChangeRead, sql: Sql) -> str:
+    """The relation that reads a planned range of an Iceberg upstream: its
+    changelog view, or the snapshot it ends at when read whole."""
+    if read.is_empty:
+        return change_range.no_rows(read, sql)
+    if read.begin is None:
+        if read.mode == "cdc":
+            return sql(
+                "iceberg_snapshot_as_cdc_inserts",
+                table=read.upstream,
+                snapshot_id=read.end,
+                columns=list(read.columns),
+            )
+        return as_of(read, sql)
+    if read.changelog_view is None:
+        raise ValueError(f"the range of {read.upstream} has no changelog view")
+    if read.mode == "cdc":
+        return sql(
+            "iceberg_cdc_rows",
+            view=read.changelog_view,
+            columns=list(read.columns),
+            key=list(read.key),
+        )
+    return sql("iceberg_latest_state", view=read.changelog_view, columns=list(read.columns))
+
+
+def as_of(read: ChangeRead, sql: Sql) -> str:
+    """The snapshot a full read ends at."""
+    if read.end is None:
+        return read.upstream
+    return sql("iceberg_as_of", table=read.upstream, snapshot_id=read.end)

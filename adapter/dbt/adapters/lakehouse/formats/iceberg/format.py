@@ -12,16 +12,25 @@ spark_conf beats these settings).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
+from dbt.adapters.lakehouse.formats.iceberg import change_ranges
+from dbt.adapters.lakehouse.formats.iceberg.change_ranges import CATALOG as CATALOG
 from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry
-from dbt.adapters.lakehouse.formats.table_format import Ask, TableFormat
+from dbt.adapters.lakehouse.formats.iceberg.services import IcebergServices
+from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
+from dbt.adapters.lakehouse.formats.table_format import Ask, Lake, Sql, TableFormat
 from dbt.adapters.lakehouse.maven import MavenJar
 from dbt.adapters.lakehouse.relation_configs.strategies import MERGE_STRATEGIES
+from dbt.adapters.lakehouse.statements import Statements
 
 VERSION = "1.10.0"
 EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
 CATALOG_CLASS = "org.apache.iceberg.spark.SparkCatalog"
-# The catalog that keeps Iceberg's tables (and whose `system` has its procedures).
-CATALOG = "iceberg"
+# The catalog that keeps Iceberg's tables is CATALOG (change_ranges.py
+# calls the procedures of its `system`).
 RUNTIME = "Iceberg's Spark runtime"
 
 
@@ -74,6 +83,14 @@ class Iceberg(TableFormat):
         "catalog of the three formats (dbt-lakehouse's LakeSessionCatalog.java)"
     )
 
+    def table_config(
+        self, model: str, config: Mapping[str, Any], target_settings: Mapping[str, str]
+    ) -> IcebergTableConfig:
+        return cast(IcebergTableConfig, IcebergTableConfig.from_model_config(model, config))
+
+    def services(self, rows: Callable[[str], list[Any]], statements: Statements) -> IcebergServices:
+        return IcebergServices(rows, statements)
+
     def session_conf(self, warehouse: str, master: str) -> dict[str, str]:
         return {
             "spark.sql.catalog.spark_catalog.iceberg-catalog": CATALOG,
@@ -96,6 +113,16 @@ class Iceberg(TableFormat):
     def recorded(self, ask: Ask, table: str, key: str) -> str | None:
         """In the write-audit-publish ids of the current snapshot's ancestors."""
         return ancestry(ask, table).recorded(key)
+
+    def change_history(self, lake: Lake, request: ReadRequest) -> change_ranges.IcebergChanges:
+        """The current snapshot's ancestors."""
+        return change_ranges.IcebergChanges(ancestry(lake.ask, request.upstream))
+
+    def change_source(self, read: ChangeRead, sql: Sql) -> str:
+        return change_ranges.change_source(read, sql)
+
+    def as_of(self, read: ChangeRead, sql: Sql) -> str:
+        return change_ranges.as_of(read, sql)
 
 
 def ancestry(ask: Ask, table: str) -> Ancestry:

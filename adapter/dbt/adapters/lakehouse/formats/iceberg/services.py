@@ -21,6 +21,7 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.formats import merge_commits
+from dbt.adapters.lakehouse.formats.iceberg.change_ranges import CATALOG
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
 from dbt.adapters.lakehouse.formats.merge_commits import (
     DEFAULT_RETAIN,
@@ -28,6 +29,7 @@ from dbt.adapters.lakehouse.formats.merge_commits import (
     naive_time,
     parse_snapshots,
 )
+from dbt.adapters.lakehouse.formats.table_format import TableServices
 from dbt.adapters.lakehouse.statements import Statements
 
 # Iceberg's operation of a snapshot that rewrote files without changing rows.
@@ -53,8 +55,10 @@ def expire_before(
     return (now, retain) if len(snapshots) > retain else None
 
 
-class IcebergServices:
-    """The statements of the services due on one table, after a write or on demand."""
+class IcebergServices(TableServices):
+    """The statements of the services due on one table, after a write or on
+    demand; on Iceberg's catalog, or the one a model's `database` names
+    (whose `system` has the procedures)."""
 
     def __init__(self, rows: Callable[[str], list[Any]], statements: Statements) -> None:
         self._rows = rows
@@ -66,12 +70,11 @@ class IcebergServices:
     def now(self) -> datetime:
         return naive_time(self._rows(self._statements.sql("session_now"))[0][0])
 
-    def after_write(
-        self, lake: IcebergTableConfig, catalog: str, table: str, now: datetime | None = None
-    ) -> list[str]:
+    def after_write(self, lake: IcebergTableConfig, database: str | None, table: str) -> list[str]:
         """What the write's own run does next: the compaction when inline and
         due, the cleaning when automatic and something would expire."""
-        now = now or self.now()
+        catalog = database or CATALOG
+        now = self.now()
         snapshots = self.snapshots(f"{catalog}.{table}")
         due = lake.compaction.mode == "inline" and compaction_due(lake, snapshots, now)
         statements = self.compact(catalog, table) if due else []
@@ -80,9 +83,15 @@ class IcebergServices:
         return statements
 
     def on_demand(
-        self, lake: IcebergTableConfig, catalog: str, table: str, service: str, snapshot: str | None
+        self,
+        lake: IcebergTableConfig,
+        database: str | None,
+        table: str,
+        service: str,
+        snapshot: str | None,
     ) -> list[str]:
         """What lake_compact, lake_clean and lake_rollback run on an Iceberg model."""
+        catalog = database or CATALOG
         if service == "compact":
             return self.compact(catalog, table)
         if service == "scheduled":  # lake_compact_scheduled: a schedule-mode model's due compaction

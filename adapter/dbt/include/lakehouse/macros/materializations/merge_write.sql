@@ -17,7 +17,7 @@
     carries it in its commit's user metadata (formats/delta/history.py). -#}
 
 {% macro lakehouse_write_merge_model(rebuild) -%}
-  {%- set lake = lakehouse_merge_config(model) -%}
+  {%- set lake = adapter.table_config(model) -%}
   {%- set iceberg = lake.format == 'iceberg' -%}
   {%- set strategy = lakehouse_write_strategy(lake) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
@@ -140,10 +140,10 @@
 {%- endmacro %}
 
 
-{#- The configs of an Iceberg or a Delta model (merge_table.py in the adapter). -#}
+{#- The configs of an Iceberg or a Delta model (merge_table.py in the adapter):
+    its format's table_config, as for any format. -#}
 {% macro lakehouse_merge_config(node) -%}
-  {%- set fmt = node.config.get('file_format') -%}
-  {{ return(adapter.delta_config(node) if fmt == 'delta' else adapter.iceberg_config(node)) }}
+  {{ return(adapter.table_config(node)) }}
 {%- endmacro %}
 
 

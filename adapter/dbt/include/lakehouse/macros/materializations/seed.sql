@@ -20,7 +20,7 @@
   {%- if fmt not in adapter.table_formats() -%}
     {{ return(spark__create_csv_table(model, agate_table)) }}
   {%- endif -%}
-  {%- set lake = adapter.hudi_config(model) if fmt == 'hudi' else lakehouse_merge_config(model) -%}
+  {%- set lake = adapter.table_config(model) -%}
   {%- set columns = lakehouse_seed_columns(model, agate_table) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
   {%- do lakehouse_clear_killed_create(this, replaces=false) -%}

@@ -112,9 +112,9 @@
         "Snapshot '" ~ model.name ~ "': `" ~ key ~ "` is not supported on a lake snapshot (" ~ why ~ ").") }}
   {%- endfor -%}
   {%- set snapshot_config = model.config.copy() -%}
-  {%- do snapshot_config.update({'unique_key': scd_id}) -%}
+  {%- do snapshot_config.update({'unique_key': scd_id, 'file_format': fmt}) -%}
   {%- set node = {'name': model.name, 'config': snapshot_config} -%}
-  {{ return(lakehouse_merge_config(node) if fmt in ('iceberg', 'delta') else adapter.hudi_config(node)) }}
+  {{ return(adapter.table_config(node)) }}
 {%- endmacro %}
 
 
