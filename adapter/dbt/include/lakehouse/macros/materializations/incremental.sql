@@ -11,9 +11,7 @@
     {{ return(materialization_incremental_spark()) }}
   {%- endif -%}
   {{ run_hooks(pre_hooks) }}
-  {%- if fmt == 'hudi' -%}
-    {%- do lakehouse_note_write_start(load_relation(this)) -%}
-  {%- endif -%}
+  {%- do lakehouse_format_macro(fmt, 'before_write')(load_relation(this)) -%}
   {#- With skip_unchanged: nothing new in any range it reads by commit, and no
       new commit on its other upstreams, or the model's SQL said it has
       nothing new to read (lake_nothing_to_read): no Spark work, no commit. -#}
@@ -21,11 +19,7 @@
         and adapter.nothing_new_to_read(model, load_relation(this), lakehouse_upstream_relations()) -%}
     {%- set target_relation = lakehouse_skip_write("nothing new to read; not run") -%}
   {%- else -%}
-    {%- if fmt in ('iceberg', 'delta') -%}
-      {%- set target_relation = lakehouse_write_merge_model(rebuild=should_full_refresh()) -%}
-    {%- else -%}
-      {%- set target_relation = lakehouse_write_hudi_model(rebuild=should_full_refresh()) -%}
-    {%- endif -%}
+    {%- set target_relation = lakehouse_format_macro(fmt, 'write_model')(rebuild=should_full_refresh()) -%}
     {% do persist_docs(target_relation, model) %}
   {%- endif -%}
   {{ run_hooks(post_hooks) }}

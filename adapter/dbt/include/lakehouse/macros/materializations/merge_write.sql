@@ -16,9 +16,45 @@
     nothing sets it as table properties. On Delta, an incremental write
     carries it in its commit's user metadata (formats/delta/history.py). -#}
 
+{#- The write of a format written by SQL MERGE (Iceberg's, Delta's): the
+    default of lakehouse_format_macro(format, 'write_model'). -#}
+{% macro lakehouse_default__write_model(rebuild) -%}
+  {{ return(lakehouse_write_merge_model(rebuild)) }}
+{%- endmacro %}
+
+{#- Nothing to note before such a write. -#}
+{% macro lakehouse_default__before_write(existing_relation) -%}
+{%- endmacro %}
+
+{#- The record of what a write consumed (adapter.commit_record: the
+    positions its change reads read, what it was built from) goes into its
+    commit as the format keeps it: start_recorded_write before the write
+    (`record` none: none, clearing one an earlier failed write left),
+    finish_recorded_write after. A format that keeps none: nothing. -#}
+{% macro lakehouse_default__start_recorded_write(relation, table_props, record) -%}
+{%- endmacro %}
+
+{% macro lakehouse_default__finish_recorded_write(relation, record) -%}
+{%- endmacro %}
+
+{#- Such a format needs no session settings for a write, nor checks of a
+    snapshot's existing table. -#}
+{% macro lakehouse_default__start_write(lake, strategy) -%}
+{%- endmacro %}
+
+{% macro lakehouse_default__finish_write() -%}
+{%- endmacro %}
+
+{% macro lakehouse_default__check_snapshot_table(relation, lake) -%}
+{%- endmacro %}
+
+{#- An empty table of `columns` for a seed or a snapshot, as such a format creates one. -#}
+{% macro lakehouse_default__create_table(relation, columns, lake) -%}
+  {{ return(lakehouse_create_merge_table(relation, columns, lake)) }}
+{%- endmacro %}
+
 {% macro lakehouse_write_merge_model(rebuild) -%}
   {%- set lake = adapter.table_config(model) -%}
-  {%- set iceberg = lake.format == 'iceberg' -%}
   {%- set strategy = lakehouse_write_strategy(lake) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_relation(this) -%}
@@ -49,11 +85,7 @@
 
   {#- (A write that failed in an earlier model of this session may have left
       its write-audit-publish id: a write under it would only be staged.) -#}
-  {%- if iceberg -%}
-    {%- do lakehouse_iceberg_wap_id(none) -%}
-  {%- else -%}
-    {%- do lakehouse_delta_user_metadata(none) -%}
-  {%- endif -%}
+  {%- do lakehouse_format_macro(lake.format, 'start_recorded_write')(target_relation, none, none) -%}
   {%- do lakehouse_stage_change_reads() -%}
   {%- do lakehouse_create_scratch_table(temp_relation, lakehouse_model_sql()) -%}
   {%- set columns = adapter.get_columns_in_relation(temp_relation) -%}
@@ -104,28 +136,11 @@
         {%- endcall -%}
       {%- endif -%}
       {%- set record = adapter.commit_record(model, invocation_id) -%}
-      {%- set wap_id = record if iceberg else none -%}
-      {%- if record and not iceberg -%}
-        {%- do lakehouse_delta_user_metadata(record) -%}
-      {%- endif -%}
-      {%- if wap_id -%}
-        {%- if table_props.get('write.wap.enabled') != 'true' -%}
-          {%- do lakehouse_update_table_properties(target_relation, {'write.wap.enabled': 'true'}) -%}
-        {%- endif -%}
-        {%- do lakehouse_iceberg_wap_id(wap_id) -%}
-      {%- endif -%}
+      {%- do lakehouse_format_macro(lake.format, 'start_recorded_write')(target_relation, table_props, record) -%}
       {%- call statement('main') -%}
         {{ lakehouse_merge_write_sql(strategy, arg_dict, lake) }}
       {%- endcall -%}
-      {%- if record and not iceberg -%}
-        {%- do lakehouse_delta_user_metadata(none) -%}
-      {%- endif -%}
-      {%- if wap_id -%}
-        {%- do lakehouse_iceberg_wap_id(none) -%}
-        {%- call statement('publish_changes') -%}
-          call {{ adapter.iceberg_catalog(target_relation) }}.system.publish_changes(table => {{ lakehouse_string_literal(target_relation.schema ~ '.' ~ target_relation.identifier) }}, wap_id => {{ lakehouse_string_literal(wap_id) }})
-        {%- endcall -%}
-      {%- endif -%}
+      {%- do lakehouse_format_macro(lake.format, 'finish_recorded_write')(target_relation, record) -%}
       {%- if strategy == 'insert_overwrite' -%}
         {%- call statement('dynamic_overwrite_reset', auto_begin=False) -%}
           reset spark.sql.sources.partitionOverwriteMode
@@ -177,33 +192,6 @@
 
 {% macro lakehouse_has_rows(relation, where) -%}
   {{ return(run_query('select 1 from ' ~ relation ~ ' where ' ~ where ~ ' limit 1').rows | length > 0) }}
-{%- endmacro %}
-
-
-{#- Writes of this session to a table with write.wap.enabled are staged
-    under `wap_id` (none: written as usual). Quoted: it may hold a `;`
-    (what a model was built from); it holds no backquote. -#}
-{% macro lakehouse_iceberg_wap_id(wap_id) -%}
-  {%- call statement('wap_id', auto_begin=False) -%}
-    {%- if wap_id %}
-    set `spark.wap.id` = `{{ wap_id }}`
-    {%- else %}
-    reset spark.wap.id
-    {%- endif %}
-  {%- endcall -%}
-{%- endmacro %}
-
-
-{#- The next commits of this session to a Delta table carry `record` in
-    their commit info's userMetadata (none: nothing). Quoted as the WAP id is. -#}
-{% macro lakehouse_delta_user_metadata(record) -%}
-  {%- call statement('delta_user_metadata', auto_begin=False) -%}
-    {%- if record %}
-    set `spark.databricks.delta.commitInfo.userMetadata` = `{{ record }}`
-    {%- else %}
-    reset spark.databricks.delta.commitInfo.userMetadata
-    {%- endif %}
-  {%- endcall -%}
 {%- endmacro %}
 
 

@@ -24,11 +24,7 @@
   {%- set columns = lakehouse_seed_columns(model, agate_table) -%}
   {%- do lake.check_columns(columns | map(attribute='name') | list) -%}
   {%- do lakehouse_clear_killed_create(this, replaces=false) -%}
-  {%- if fmt != 'hudi' -%}
-    {%- set sql = lakehouse_create_merge_table(this, columns, lake) -%}
-  {%- else -%}
-    {%- set sql = lakehouse_create_hudi_table(this, columns, lake) -%}
-  {%- endif -%}
+  {%- set sql = lakehouse_format_macro(fmt, 'create_table')(this, columns, lake) -%}
   {%- call statement('_') -%}
     {{ sql }}
   {%- endcall -%}
@@ -53,11 +49,11 @@
   {%- set table_columns = adapter.get_columns_in_relation(this) -%}
   {%- set csv_names = agate_table.column_names | map('string') | list -%}
   {%- set csv_lower = csv_names | map('lower') | list -%}
-  {%- set hudi = lakehouse_file_format() == 'hudi' -%}
-  {%- if hudi -%}
-    {%- set lake = adapter.hudi_config(model) -%}
+  {%- set fmt = lakehouse_file_format() -%}
+  {%- set lake = adapter.table_config(model) if fmt in adapter.table_formats() else none -%}
+  {%- if lake is not none -%}
     {#- A seed with a unique_key dedups by it; one without is a plain insert. -#}
-    {%- do adapter.apply_write_settings(lake, lake.default_strategy) -%}
+    {%- do lakehouse_format_macro(fmt, 'start_write')(lake, lake.default_strategy) -%}
   {%- endif -%}
   {%- set statements = [] -%}
   {%- for chunk in agate_table.rows | batch(get_batch_size()) -%}
@@ -82,8 +78,8 @@
       {%- do statements.append(sql) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- if hudi -%}
-    {%- do adapter.clear_write_settings() -%}
+  {%- if lake is not none -%}
+    {%- do lakehouse_format_macro(fmt, 'finish_write')() -%}
   {%- endif -%}
   {{ return(statements[0]) }}
 {%- endmacro %}

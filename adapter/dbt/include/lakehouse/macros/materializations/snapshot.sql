@@ -16,8 +16,6 @@
   {%- if fmt not in adapter.table_formats() -%}
     {{ return(materialization_snapshot_spark()) }}
   {%- endif -%}
-  {#- (Iceberg and Delta: the same MERGE on the scd id.) -#}
-  {%- set merge_format = fmt in ('iceberg', 'delta') -%}
   {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
   {%- set lake = lakehouse_snapshot_lake_config(columns.dbt_scd_id, fmt) -%}
   {%- set exists, target_relation = get_or_create_relation(
@@ -40,18 +38,12 @@
     {%- do lake.check_columns(staged | map(attribute='name') | list) -%}
     {%- do lakehouse_clear_killed_create(target_relation, replaces=false) -%}
     {%- call statement('create_table') -%}
-      {%- if merge_format -%}
-        {{ lakehouse_create_merge_table(target_relation, staged, lake) }}
-      {%- else -%}
-        {{ lakehouse_create_hudi_table(target_relation, staged, lake) }}
-      {%- endif -%}
+      {{ lakehouse_format_macro(fmt, 'create_table')(target_relation, staged, lake) }}
     {%- endcall -%}
-    {%- set write_sql = lakehouse_snapshot_insert_sql(target_relation, batch) -%}
+    {%- set changed = true -%}
   {%- else -%}
     {%- do adapter.assert_valid_snapshot_target_given_strategy(target_relation, columns, strategy) -%}
-    {%- if not merge_format -%}
-      {%- do lakehouse_snapshot_check_table(target_relation, lake) -%}
-    {%- endif -%}
+    {%- do lakehouse_format_macro(fmt, 'check_snapshot_table')(target_relation, lake) -%}
     {%- set staging = adapter.scratch_relation(target_relation, 'staging') -%}
     {%- do lakehouse_create_scratch_table(staging, snapshot_staging_table(strategy, source_sql, target_relation)) -%}
     {%- set missing = adapter.get_missing_columns(staging, target_relation)
@@ -60,12 +52,10 @@
     {%- do lakehouse_create_scratch_table(batch, lakehouse_snapshot_changes_sql(target_relation, staging, columns)) -%}
     {%- do lakehouse_drop_scratch_table(staging) -%}
     {#- No change since the last run: write nothing, so no empty commit. -#}
-    {%- if not lakehouse_is_empty(batch) -%}
-      {%- set write_sql = lakehouse_snapshot_insert_sql(target_relation, batch) -%}
-    {%- endif -%}
+    {%- set changed = not lakehouse_is_empty(batch) -%}
   {%- endif -%}
 
-  {%- if write_sql is not defined -%}
+  {%- if not changed -%}
     {{ log("Snapshot " ~ model.name ~ ": no changes, no commit written.", info=true) }}
     {%- call statement('main') -%}
       select 0 as rows_written
@@ -73,17 +63,11 @@
   {%- else -%}
     {#- Upsert by scd id: a closed version replaces its stored record, a new
         version is a new record. -#}
-    {%- if merge_format -%}
-      {%- call statement('main') -%}
-        {{ lakehouse_snapshot_merge_sql(target_relation, batch, columns.dbt_scd_id) }}
-      {%- endcall -%}
-    {%- else -%}
-      {%- do adapter.apply_write_settings(lake, 'upsert') -%}
-      {%- call statement('main') -%}
-        {{ write_sql }}
-      {%- endcall -%}
-      {%- do adapter.clear_write_settings() -%}
-    {%- endif -%}
+    {%- do lakehouse_format_macro(fmt, 'start_write')(lake, 'upsert') -%}
+    {%- call statement('main') -%}
+      {{ lakehouse_format_macro(fmt, 'snapshot_write_sql')(target_relation, batch, columns.dbt_scd_id) }}
+    {%- endcall -%}
+    {%- do lakehouse_format_macro(fmt, 'finish_write')() -%}
   {%- endif -%}
   {%- do lakehouse_drop_scratch_table(batch) -%}
 
@@ -118,26 +102,6 @@
 {%- endmacro %}
 
 
-{#- An existing snapshot table: refuse a changed table type (Hudi would keep
-    writing the old type without a word), recover a metadata table a dead writer
-    left half-compacted, and record changed compaction/cleaning settings. -#}
-{% macro lakehouse_snapshot_check_table(relation, lake) -%}
-  {%- set props, partitions, location = adapter.hudi_table_settings(relation) -%}
-  {%- set stored_type = (props.get('type') or 'cow') | lower -%}
-  {%- if stored_type != lake.table_type -%}
-    {{ exceptions.raise_compiler_error(
-        "Snapshot '" ~ model.name ~ "': table_type cannot change on an existing Hudi table (table has '"
-        ~ stored_type ~ "', snapshot has '" ~ lake.table_type ~ "'). A snapshot's history lives only in "
-        ~ relation ~ ": copy it elsewhere first if you need it, then drop the table and run `dbt snapshot` again.") }}
-  {%- endif -%}
-  {%- set recovered = adapter.recover_metadata_table(relation, location) -%}
-  {%- if recovered -%}
-    {{ exceptions.warn(recovered) }}
-  {%- endif -%}
-  {%- do lakehouse_update_table_properties(relation, lake.changed_properties(props)) -%}
-{%- endmacro %}
-
-
 {#- Columns of dbt's staging query that are bookkeeping, not snapshot columns. -#}
 {% macro lakehouse_snapshot_helper_columns() -%}
   {%- set names = ['dbt_change_type', 'dbt_unique_key'] -%}
@@ -148,15 +112,6 @@
     {%- endfor -%}
   {%- endif -%}
   {{ return(names + (names | map('upper') | list)) }}
-{%- endmacro %}
-
-
-{#- The batch has the table's columns, in its order. -#}
-{% macro lakehouse_snapshot_insert_sql(target, batch) -%}
-  {%- set cols = adapter.get_columns_in_relation(batch) | map(attribute='quoted') | join(', ') -%}
-  insert into {{ target }}
-  select {{ cols }}
-  from {{ batch }}
 {%- endmacro %}
 
 
@@ -245,8 +200,13 @@
 {%- endmacro %}
 
 
-{#- An Iceberg snapshot's write: the batch's versions by scd id, a closed
-    version replacing its stored row, a new one inserted. -#}
+{#- A snapshot's write on a format written by SQL MERGE (the default of
+    snapshot_write_sql): the batch's versions by scd id, a closed version
+    replacing its stored row, a new one inserted. -#}
+{% macro lakehouse_default__snapshot_write_sql(target, batch, scd_id) -%}
+  {{ return(lakehouse_snapshot_merge_sql(target, batch, scd_id)) }}
+{%- endmacro %}
+
 {% macro lakehouse_snapshot_merge_sql(target, batch, scd_id) -%}
   merge into {{ target }} as dest
   using {{ batch }} as src

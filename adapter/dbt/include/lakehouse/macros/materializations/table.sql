@@ -9,18 +9,12 @@
     {{ return(materialization_table_spark()) }}
   {%- endif -%}
   {{ run_hooks(pre_hooks) }}
-  {%- if fmt == 'hudi' -%}
-    {%- do lakehouse_note_write_start(load_relation(this)) -%}
-  {%- endif -%}
+  {%- do lakehouse_format_macro(fmt, 'before_write')(load_relation(this)) -%}
   {%- if config.get('skip_unchanged') and not should_full_refresh()
         and adapter.unchanged_since_last_build(model, load_relation(this), lakehouse_upstream_relations()) -%}
     {%- set target_relation = lakehouse_skip_write("nothing it selects from has a new commit; not rebuilt") -%}
   {%- else -%}
-    {%- if fmt in ('iceberg', 'delta') -%}
-      {%- set target_relation = lakehouse_write_merge_model(rebuild=true) -%}
-    {%- else -%}
-      {%- set target_relation = lakehouse_write_hudi_model(rebuild=true) -%}
-    {%- endif -%}
+    {%- set target_relation = lakehouse_format_macro(fmt, 'write_model')(rebuild=true) -%}
     {% do persist_docs(target_relation, model) %}
   {%- endif -%}
   {{ run_hooks(post_hooks) }}

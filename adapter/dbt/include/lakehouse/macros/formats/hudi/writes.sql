@@ -145,3 +145,65 @@
     {%- endcall -%}
   {%- endif -%}
 {%- endmacro %}
+
+
+{#- Hudi's macros of the shared materializations (formats/dispatch.sql). -#}
+{% macro lakehouse_hudi__write_model(rebuild) -%}
+  {{ return(lakehouse_write_hudi_model(rebuild)) }}
+{%- endmacro %}
+
+{#- What the write's data tests may scope to (data_test_scope.sql). -#}
+{% macro lakehouse_hudi__before_write(existing_relation) -%}
+  {%- do lakehouse_note_write_start(existing_relation) -%}
+{%- endmacro %}
+
+{% macro lakehouse_hudi__create_table(relation, columns, lake) -%}
+  {{ return(lakehouse_create_hudi_table(relation, columns, lake)) }}
+{%- endmacro %}
+
+{#- A write's hoodie.* settings are the session's while it runs. -#}
+{% macro lakehouse_hudi__start_write(lake, strategy) -%}
+  {%- do adapter.apply_write_settings(lake, strategy) -%}
+{%- endmacro %}
+
+{% macro lakehouse_hudi__finish_write() -%}
+  {%- do adapter.clear_write_settings() -%}
+{%- endmacro %}
+
+{% macro lakehouse_hudi__check_snapshot_table(relation, lake) -%}
+  {%- do lakehouse_snapshot_check_table(relation, lake) -%}
+{%- endmacro %}
+
+{#- Upserted by the scd id (the record key), with the upsert's write settings. -#}
+{% macro lakehouse_hudi__snapshot_write_sql(target, batch, scd_id) -%}
+  {{ return(lakehouse_snapshot_insert_sql(target, batch)) }}
+{%- endmacro %}
+
+
+{#- An existing snapshot table: refuse a changed table type (Hudi would keep
+    writing the old type without a word), recover a metadata table a dead writer
+    left half-compacted, and record changed compaction/cleaning settings. -#}
+{% macro lakehouse_snapshot_check_table(relation, lake) -%}
+  {%- set props, partitions, location = adapter.hudi_table_settings(relation) -%}
+  {%- set stored_type = (props.get('type') or 'cow') | lower -%}
+  {%- if stored_type != lake.table_type -%}
+    {{ exceptions.raise_compiler_error(
+        "Snapshot '" ~ model.name ~ "': table_type cannot change on an existing Hudi table (table has '"
+        ~ stored_type ~ "', snapshot has '" ~ lake.table_type ~ "'). A snapshot's history lives only in "
+        ~ relation ~ ": copy it elsewhere first if you need it, then drop the table and run `dbt snapshot` again.") }}
+  {%- endif -%}
+  {%- set recovered = adapter.recover_metadata_table(relation, location) -%}
+  {%- if recovered -%}
+    {{ exceptions.warn(recovered) }}
+  {%- endif -%}
+  {%- do lakehouse_update_table_properties(relation, lake.changed_properties(props)) -%}
+{%- endmacro %}
+
+
+{#- The batch has the table's columns, in its order. -#}
+{% macro lakehouse_snapshot_insert_sql(target, batch) -%}
+  {%- set cols = adapter.get_columns_in_relation(batch) | map(attribute='quoted') | join(', ') -%}
+  insert into {{ target }}
+  select {{ cols }}
+  from {{ batch }}
+{%- endmacro %}
