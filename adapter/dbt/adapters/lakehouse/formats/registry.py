@@ -38,6 +38,8 @@ _REGISTERED: dict[str, TableFormat] = {}
 # first is the default.
 FORMATS: list[str] = []
 DEFAULT_FORMAT = "hudi"
+# The entry point group of formats from other packages (formats/__init__.py).
+ENTRY_POINT_GROUP = "dbt_lakehouse.table_formats"
 # The Spark setting that lists the formats a session was started with.
 FORMATS_CONF = "spark.lakehouse.tableFormats"
 # The session catalog of a session holding a format that needs it (session/format_jars.py builds it).
