@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, cast
-from zoneinfo import ZoneInfo
 
 from dbt.adapters.base.meta import available
 from dbt.adapters.base.relation import BaseRelation
@@ -29,6 +27,7 @@ from dbt.adapters.lakehouse.formats import merge_commits
 from dbt.adapters.lakehouse.formats import registry as table_formats
 from dbt.adapters.lakehouse.formats.delta.table_config import DeltaTableConfig
 from dbt.adapters.lakehouse.formats.hudi import compaction_order, concurrency, recovery
+from dbt.adapters.lakehouse.formats.hudi import history as hudi_history
 from dbt.adapters.lakehouse.formats.hudi import write_settings as session_settings
 from dbt.adapters.lakehouse.formats.hudi.history import is_not_hudi
 from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
@@ -41,6 +40,7 @@ from dbt.adapters.lakehouse.relation_configs import strategies
 from dbt.adapters.lakehouse.statements import Statements
 from dbt.adapters.lakehouse.storage import locations as storage
 from dbt.adapters.lakehouse.writes import killed_creates
+from dbt.adapters.lakehouse.writes.scratch_tables import ScratchTables
 from dbt.adapters.lakehouse.writes.unchanged_builds import BuildRecords
 from dbt.adapters.lakehouse.writes.written_tables import WrittenTables
 
@@ -104,8 +104,13 @@ class LakehouseAdapter(SparkAdapter):
         # Incremental models whose SQL said, as it compiled, that it has
         # nothing new to read (lake_nothing_to_read).
         self._nothing_to_read: set[str] = set()
-        # Names this run's scratch tables under optimistic concurrency.
-        self._run_token = uuid.uuid4().hex[:8]
+        # Where writes stage; a token names this run's under optimistic concurrency.
+        self._scratch = ScratchTables(
+            self._lake,
+            lambda: self.config.credentials.concurrency == concurrency.OPTIMISTIC,
+            uuid.uuid4().hex[:8],
+            cast(LakehouseConnectionManager, self.connections).stages_in_memory,
+        )
 
     def _changed_since(self) -> dict[str, str]:
         """The var lakehouse_changed_since from the command line: a `dbt test`
@@ -498,28 +503,17 @@ class LakehouseAdapter(SparkAdapter):
 
     @available
     def recover_metadata_table(self, relation: BaseRelation, location: str) -> str | None:
-        """Drop the table's metadata table if a dead writer left a compaction of
-        it pending, and say why; the next write rebuilds it from the files.
-
-        Hudi 1.2 does not recover such a compaction before the next write's
-        metadata update lands in the half-compacted file slices: that write
-        fails (ArrayIndexOutOfBounds in HoodieMetadataPayload, or, while the
-        dead writer's heartbeat lasts, a HoodieLockException), and so would
-        every run until someone intervenes. The metadata table holds only
-        derived data (file listings, column statistics), so rebuilding it loses
-        nothing. Writes to one table are serial within a run, so a pending
-        compaction seen here was left by a process that is gone; with
-        optimistic concurrency it may belong to a live writer, so nothing is
-        dropped then."""
+        """Drop the table's metadata table if a dead writer left a compaction
+        of it pending, and say why (formats/hudi/recovery.py); not under
+        optimistic concurrency, where the compaction may be a live writer's."""
         if self.config.credentials.concurrency == concurrency.OPTIMISTIC:
             return None
         same_disk = self.config.credentials.method == LakehouseMethod.SESSION
-        pending = recovery.pending_metadata_compactions(
-            self._lake.metadata_table_timeline(location, same_disk)
+        pending = recovery.recover_metadata_table(
+            self._lake.ask, _name(relation), location, same_disk
         )
         if not pending:
             return None
-        self._lake.drop_metadata_table(_name(relation))
         return (
             f"{relation}: its metadata table had compaction {', '.join(pending)} left pending by a "
             "writer that died; the metadata table was dropped and this write rebuilds it."
@@ -560,42 +554,17 @@ class LakehouseAdapter(SparkAdapter):
 
     @available
     def scratch_location(self, relation: BaseRelation) -> str:
-        """Where a managed table of this name would live: a scratch table is
-        written there in overwrite mode, so files a killed run left behind are
-        replaced instead of blocking every later run (LOCATION_ALREADY_EXISTS)."""
-        schema, identifier = _parts(relation)
-        return f"{self._lake.schema_location(schema)}/{identifier.lower()}"
+        return self._scratch.location(*_parts(relation))
 
     @available
     def scratch_identifier(self, identifier: str, role: str) -> str:
-        """The name of a model's scratch table for one role (its batch, a staged
-        read). One name per model and role, so that the next run takes over what
-        a killed run left. With optimistic concurrency another writer may build
-        the same model at the same time, so each run's names carry a token of
-        its own (a killed run's scratch table then stays, under its own name)."""
-        name = f"{identifier}__lakehouse_{role}"
-        if self.config.credentials.concurrency == concurrency.OPTIMISTIC:
-            name += f"_{self._run_token}"
-        return name
+        return self._scratch.identifier(identifier, role)
 
     @available
     def scratch_relation(self, relation: BaseRelation, role: str) -> BaseRelation:
-        """Where a write of `relation` stages its batch (or a read) for `role`:
-        a parquet table beside it on the lake, or, where this connection keeps
-        batches in memory (memory_staging), a temporary view of its session,
-        which has no schema (so named after the table's schema too)."""
-        schema, identifier = _parts(relation)
-        # In the session catalog, whatever the table's: a scratch table is parquet.
-        if not cast(LakehouseConnectionManager, self.connections).stages_in_memory():
-            path = {"database": None, "identifier": self.scratch_identifier(identifier, role)}
-            kind = "table"
-        else:
-            path = {
-                "database": None,
-                "schema": None,
-                "identifier": self.scratch_identifier(f"{schema}__{identifier}", role),
-            }
-            kind = "view"
+        """Where a write of `relation` stages its batch (or a read) for `role`
+        (writes/scratch_tables.py)."""
+        path, kind = self._scratch.path(*_parts(relation), role)
         return cast(BaseRelation, relation.incorporate(path=path, type=kind))  # type: ignore[no-untyped-call]
 
     @available
@@ -614,9 +583,8 @@ class LakehouseAdapter(SparkAdapter):
     def hudi_last_modified(self, relation: BaseRelation) -> str | None:
         """When the table's latest completed instant completed, in UTC
         ('YYYY-MM-DD HH:MM:SS.ffffff'); None if nothing was ever committed to it."""
-        table = _name(relation)
         try:
-            latest = self._lake.latest_commit(table)
+            return hudi_history.last_completed_utc(self._lake.ask, _name(relation))
         except Exception as exc:  # Spark's own exception on the embedded session
             if not is_not_hudi(exc):
                 raise
@@ -624,18 +592,6 @@ class LakehouseAdapter(SparkAdapter):
                 f"Source freshness without a loaded_at_field reads the table's Hudi timeline, "
                 f"and {relation} is not a Hudi table. Give the source a loaded_at_field."
             ) from exc
-        if latest is None:
-            return None
-        completed = latest.completed
-        # Instant times are wall-clock times in the table's timeline zone: Hudi's
-        # default, LOCAL, is the zone of the JVM that wrote them.
-        props = self._lake.table_properties(table)
-        if props.get("hoodie.table.timeline.timezone", "LOCAL").upper() == "UTC":
-            zone = "UTC"
-        else:
-            zone = self._lake.jvm_time_zone()
-        moment = datetime.strptime(completed[:17], "%Y%m%d%H%M%S%f").replace(tzinfo=ZoneInfo(zone))
-        return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
 
     # --- change reads (change_reads/) -----------------------------------------
 
@@ -719,12 +675,7 @@ class LakehouseAdapter(SparkAdapter):
     ) -> bool:
         """True when `existing` was built from exactly what the model would read
         now (see unchanged_builds); else the next write records what it reads."""
-        if not upstreams:  # selects from nothing: nothing to compare
-            return False
-        built_from = self._builds.note(
-            model, model.get("compiled_code") or "", [_table_name(u) for u in upstreams]
-        )
-        return built_from is not None and self._builds.last_recorded(_table(existing)) == built_from
+        return self._builds.unchanged(model, _table(existing), [_table_name(u) for u in upstreams])
 
     @available
     def nothing_new_to_read(
@@ -737,28 +688,11 @@ class LakehouseAdapter(SparkAdapter):
         lake_changes in this run is empty, and its definition and its other
         upstreams are what `existing` was last written from (see
         unchanged_builds)."""
-        if (
-            model["unique_id"] in self._nothing_to_read
-            and existing is not None
-            and not existing.is_view
-        ):
+        if model["unique_id"] in self._nothing_to_read and _table(existing) is not None:
             return True
+        upstream_names = [_table_name(u) for u in upstreams]
         reads = self.change_reads(model)
-        if not reads:
-            return False
-        by_range = {read.upstream.lower() for read in reads}
-        others = [_table_name(u) for u in upstreams]
-        # Noted even when a range has rows: the write records it.
-        built_from = self._builds.note(
-            model,
-            model.get("raw_code") or "",
-            [name for name in others if name is None or name.lower() not in by_range],
-        )
-        return (
-            built_from is not None
-            and all(read.is_empty for read in reads)
-            and self._builds.last_recorded(_table(existing)) == built_from
-        )
+        return self._builds.nothing_new(model, _table(existing), upstream_names, reads)
 
     @available
     def note_nothing_to_read(self, model: dict[str, Any]) -> str:

@@ -14,7 +14,6 @@ from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.formats import registry
 from dbt.adapters.lakehouse.formats.hudi import history as hudi_history
-from dbt.adapters.lakehouse.formats.hudi import recovery
 from dbt.adapters.lakehouse.formats.hudi.history import LatestCommit
 from dbt.adapters.lakehouse.formats.table_format import NotThisFormat, TableFormat
 from dbt.adapters.lakehouse.statements import Statements
@@ -89,9 +88,6 @@ class LakeMetadata:
     def completed_commits(self, table: str, limit: int) -> list[Any]:
         """A Hudi table's completed commits, newest first (formats/hudi/history.py)."""
         return hudi_history.completed_commits(self.ask, table, limit)
-
-    def latest_commit(self, table: str) -> LatestCommit | None:
-        return hudi_history.latest_commit(self.ask, table)
 
     def latest_commit_if_hudi(self, table: str) -> LatestCommit | None:
         return hudi_history.latest_commit_if_hudi(self.ask, table)
@@ -206,28 +202,3 @@ class LakeMetadata:
         self.ask("drop_placeholder", table=placeholder)
         self.ask("create_placeholder", table=placeholder)
         self.ask("drop_placeholder", table=placeholder)
-
-    # --- the metadata table (formats/hudi/recovery.py) --------------------------------------
-
-    def metadata_table_timeline(self, location: str, same_disk: bool) -> list[Any]:
-        """Instants of the table's metadata table; none when it has none.
-        `same_disk`: the session's files are this process's (the embedded
-        session), so a local table's folder can be looked at directly."""
-        # Asking Hudi for the timeline of a metadata table that does not
-        # exist takes seconds (it retries reading its properties: 5.5 s on
-        # S3), and most tables here have none (see write_defaults): look first.
-        if same_disk and recovery.local_path(location) is not None:
-            if recovery.has_no_metadata_table(location):
-                return []
-        elif not self.ask("show_fs_path_detail", path=recovery.metadata_table_glob(location)):
-            return []
-        path = recovery.metadata_table_path(location)
-        try:
-            return list(self.ask("show_timeline", path=path, limit=50))
-        except DbtRuntimeError as exc:
-            if recovery.is_missing_table(str(exc)):
-                return []  # no metadata table (disabled, or being rebuilt)
-            raise
-
-    def drop_metadata_table(self, table: str) -> None:
-        self.ask("delete_metadata_table", table=table)

@@ -29,7 +29,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dbt.adapters.lakehouse.formats.change_range import COMMIT_META_PREFIX
+from dbt.adapters.lakehouse.formats.change_range import COMMIT_META_PREFIX, ChangeRead
 from dbt.adapters.lakehouse.lake.metadata import LakeMetadata
 
 BUILT_FROM_KEY = COMMIT_META_PREFIX + "built_from"
@@ -93,3 +93,36 @@ class BuildRecords:
         # relation, say the view a model was before, has no history.)
         recorded = self._metadata.last_recorded(table, BUILT_FROM_KEY)
         return recorded or self._metadata.table_properties(table).get(BUILT_FROM_PROPERTY)
+
+    def unchanged(
+        self, model: Mapping[str, Any], existing: str | None, upstreams: Sequence[str | None]
+    ) -> bool:
+        """Whether a `table` model's table `existing` was built from exactly
+        what it would read now (from `upstreams`); else its next write
+        records what it reads."""
+        if not upstreams:  # selects from nothing: nothing to compare
+            return False
+        noted = self.note(model, model.get("compiled_code") or "", upstreams)
+        return noted is not None and self.last_recorded(existing) == noted
+
+    def nothing_new(
+        self,
+        model: Mapping[str, Any],
+        existing: str | None,
+        upstreams: Sequence[str | None],
+        reads: Sequence[ChangeRead],
+    ) -> bool:
+        """Whether an incremental model's every change read (`reads`) is
+        empty and its definition and other upstreams are what `existing` was
+        last written from. (Noted even when a range has rows: the write
+        records it.)"""
+        if not reads:
+            return False
+        by_range = {read.upstream.lower() for read in reads}
+        others = [name for name in upstreams if name is None or name.lower() not in by_range]
+        noted = self.note(model, model.get("raw_code") or "", others)
+        return (
+            noted is not None
+            and all(read.is_empty for read in reads)
+            and self.last_recorded(existing) == noted
+        )

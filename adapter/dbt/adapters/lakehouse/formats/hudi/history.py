@@ -6,7 +6,9 @@ statement macros (`ask`: formats/table_format.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from dbt.adapters.lakehouse.formats.table_format import Ask
 
@@ -80,3 +82,22 @@ def cleaned_before(ask: Ask, table: str) -> str | None:
         if c["total_files_deleted"]
     ]
     return max(floors, default=None)
+
+
+def last_completed_utc(ask: Ask, table: str) -> str | None:
+    """When the table's latest completed instant completed, in UTC
+    ('YYYY-MM-DD HH:MM:SS.ffffff'); None if nothing was ever committed to
+    it; Spark's error when the table is not Hudi's."""
+    latest = latest_commit(ask, table)
+    if latest is None:
+        return None
+    # Instant times are wall-clock times in the table's timeline zone: Hudi's
+    # default, LOCAL, is the zone of the JVM that wrote them.
+    properties = {str(row[0]): str(row[1]) for row in ask("show_table_properties", table=table)}
+    if properties.get("hoodie.table.timeline.timezone", "LOCAL").upper() == "UTC":
+        zone = "UTC"
+    else:
+        zone = str(ask("jvm_time_zone")[0][0])
+    completed = datetime.strptime(latest.completed[:17], "%Y%m%d%H%M%S%f")
+    moment = completed.replace(tzinfo=ZoneInfo(zone))
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")

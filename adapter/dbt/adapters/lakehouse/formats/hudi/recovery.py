@@ -3,7 +3,7 @@
 Hudi rolls back a dead writer's own commits by itself on the next write. One
 thing it does not recover in 1.2 is a compaction of the table's metadata table
 (`.hoodie/metadata`, itself a merge-on-read Hudi table) that was running when
-the writer died: see `LakehouseAdapter.recover_metadata_table`.
+the writer died: see recover_metadata_table.
 """
 
 from __future__ import annotations
@@ -11,6 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from typing import Any
+
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.lakehouse.formats.table_format import Ask
 
 # Metadata-table services that rewrite file slices in place.
 COMPACTIONS = ("compaction", "logcompaction")
@@ -60,3 +64,44 @@ def pending_metadata_compactions(timeline: Iterable[Any]) -> list[str]:
 def is_missing_table(message: str) -> bool:
     """Hudi's answer for a path that holds no Hudi table."""
     return "Hoodie table not found" in message or "TableNotFoundException" in message
+
+
+def metadata_table_timeline(ask: Ask, location: str, same_disk: bool) -> list[Any]:
+    """Instants of the table's metadata table; none when it has none.
+    `same_disk`: the session's files are this process's (the embedded
+    session), so a local table's folder can be looked at directly."""
+    # Asking Hudi for the timeline of a metadata table that does not
+    # exist takes seconds (it retries reading its properties: 5.5 s on
+    # S3), and most tables here have none (see write_defaults): look first.
+    if same_disk and local_path(location) is not None:
+        if has_no_metadata_table(location):
+            return []
+    elif not ask("show_fs_path_detail", path=metadata_table_glob(location)):
+        return []
+    try:
+        return list(ask("show_timeline", path=metadata_table_path(location), limit=50))
+    except DbtRuntimeError as exc:
+        if is_missing_table(str(exc)):
+            return []  # no metadata table (disabled, or being rebuilt)
+        raise
+
+
+def recover_metadata_table(ask: Ask, table: str, location: str, same_disk: bool) -> list[str]:
+    """Drop the table's metadata table if a dead writer left a compaction of
+    it pending; the next write rebuilds it from the files. Returns the
+    pending compactions (none: nothing was dropped).
+
+    Hudi 1.2 does not recover such a compaction before the next write's
+    metadata update lands in the half-compacted file slices: that write
+    fails (ArrayIndexOutOfBounds in HoodieMetadataPayload, or, while the
+    dead writer's heartbeat lasts, a HoodieLockException), and so would
+    every run until someone intervenes. The metadata table holds only
+    derived data (file listings, column statistics), so rebuilding it loses
+    nothing. Writes to one table are serial within a run, so a pending
+    compaction seen here was left by a process that is gone (the caller
+    does not ask under optimistic concurrency, where it may belong to a
+    live writer)."""
+    pending = pending_metadata_compactions(metadata_table_timeline(ask, location, same_disk))
+    if pending:
+        ask("delete_metadata_table", table=table)
+    return pending
