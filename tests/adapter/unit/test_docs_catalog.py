@@ -1,6 +1,7 @@
 """The parsing of Spark's DESCRIBE output and the catalog's stats table."""
 
 from dbt.adapters.lakehouse.docs import catalog as docs_catalog
+from dbt.adapters.lakehouse.formats.hudi.catalog_stats import HudiHistory, instant_time
 from dbt.adapters.lakehouse.lake.metadata import parse_describe
 
 DESCRIBED = [
@@ -36,9 +37,9 @@ def test_describe_gives_the_columns_once_the_partition_columns_and_the_details()
 
 
 def test_an_instant_reads_as_a_time():
-    assert docs_catalog.instant_time("20261126180002890") == "2026-11-26 18:00:02.890"
-    assert docs_catalog.instant_time("20261126180002") == "2026-11-26 18:00:02"
-    assert docs_catalog.instant_time("not an instant") == "not an instant"
+    assert instant_time("20261126180002890") == "2026-11-26 18:00:02.890"
+    assert instant_time("20261126180002") == "2026-11-26 18:00:02"
+    assert instant_time("not an instant") == "not an instant"
 
 
 def test_stats_values_that_look_like_numbers_stay_text():
@@ -55,7 +56,7 @@ def test_stats_values_that_look_like_numbers_stay_text():
 
 def test_a_consumer_behind_is_shown_on_its_upstream():
     upstream = docs_catalog.Described(
-        rows=[{}], completions=["20260101000001000", "20260101000002000"]
+        rows=[{}], history=HudiHistory(["20260101000001000", "20260101000002000"])
     )
     # (Its write recorded the first commit, a later run that wrote nothing an older one.)
     consumer = docs_catalog.Described(
@@ -79,7 +80,7 @@ def test_an_iceberg_upstreams_consumers_are_counted_in_snapshots_not_rewrites():
         (1, 3, "append", 0),
     ]
     history = Ancestry.from_rows([(*row, None, None) for row in rows], "1")
-    upstream = docs_catalog.Described(rows=[{}], ancestry=history)
+    upstream = docs_catalog.Described(rows=[{}], history=history)
     readers = {
         "i.behind": ["9", "2"],  # its write read 9, a run that wrote nothing 2
         "i.current": ["1"],

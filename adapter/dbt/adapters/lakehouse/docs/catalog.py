@@ -5,9 +5,9 @@ dbt-spark lists every table of each schema (`show table extended ... like
 and parses the listing, so its time grows with tables the project never
 made. Here a schema costs one `show tables` (names
 only, from the metastore), and only the project's relations that exist are
-described. Each Hudi table also gets its lake stats (what its
-hoodie.properties, timeline and files say), each Iceberg table its snapshots'
-(how many, and the current one's files, deletes, size and rows), and each
+described. Each lake table also gets its lake stats, as its format reads them
+(TableFormat.catalog_stats: a Hudi table's hoodie.properties, timeline and
+files, an Iceberg table's snapshots, a Delta table's versions), and each
 upstream read by change reads gets, per consumer, the last commit that
 consumer has read.
 
@@ -23,10 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.formats import change_range
-from dbt.adapters.lakehouse.formats.delta.history import History
-from dbt.adapters.lakehouse.formats.iceberg import format as iceberg_format
-from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry
+from dbt.adapters.lakehouse.formats import change_range, registry
+from dbt.adapters.lakehouse.formats.table_format import CatalogHistory
 from dbt.adapters.lakehouse.lake.metadata import LakeMetadata, parse_describe
 
 if TYPE_CHECKING:
@@ -37,8 +35,6 @@ if TYPE_CHECKING:
 FILE_FORMATS = frozenset({"binaryfile", "json", "parquet", "csv", "text", "orc", "avro"})
 # The macros whose reads record the consumed position in the model's commits.
 CHANGE_READ_MACROS = ("lake_changes(", "lake_changed_keys(", "lake_signed_changes(")
-# Writes and replacements on a Hudi timeline (not cleans, rollbacks, ...).
-WRITE_ACTIONS = frozenset({"commit", "deltacommit", "replacecommit"})
 META_PREFIX = "_hoodie_"
 # Stats whose values are counts (dbt docs formats `bytes` and `rows` as such).
 NUMERIC_STATS = frozenset(
@@ -82,40 +78,17 @@ class Described:
     """One relation's catalog rows and what the consumer pass needs of it."""
 
     rows: list[dict[str, Any]]
-    # Completion times of the table's completed writes (Hudi tables).
-    completions: list[str] = field(default_factory=list)
-    # An Iceberg table's current snapshot and its ancestors.
-    ancestry: Ancestry | None = None
-    # A Delta table's versions.
-    history: History | None = None
+    # The table's history, as its format shows a consumer's lag on it.
+    history: CatalogHistory | None = None
     # upstream -> the positions this table recorded of it (in a write, in a
     # table property), the latest by the upstream's own order.
     consumed: dict[str, list[str]] = field(default_factory=dict)
 
     def lag(self, positions: list[str]) -> str:
         """Where a consumer that recorded `positions` of this table stands."""
-        if self.ancestry is not None:
-            position = self.ancestry.later(*positions) or ""
-            behind = self.ancestry.writes_after(position)
-            if behind is None:
-                return (
-                    f"snapshot {position}, no longer an ancestor of the current one "
-                    "(its next read is whole)"
-                )
-            return f"up to snapshot {position}" + (
-                ", up to date" if behind == 0 else f", {behind} snapshot(s) behind"
-            )
-        if self.history is not None:
-            version = History.later(*positions) or "-1"
-            behind = len(History.data_versions(self.history.after(version)))
-            return f"up to version {version}" + (
-                ", up to date" if behind == 0 else f", {behind} version(s) behind"
-            )
-        position = change_range.latest_position(*positions) or ""
-        behind = sum(1 for completed in self.completions if completed > position)
-        return f"up to the commit completed {instant_time(position)}" + (
-            ", up to date" if behind == 0 else f", {behind} commit(s) behind"
-        )
+        if self.history is None:
+            return "not a table whose history the catalog reads"
+        return self.history.lag(positions)
 
 
 class Stats:
@@ -200,162 +173,29 @@ class CatalogReader:
                 ", ".join(meta),
                 "Columns Hudi adds to every record; not listed among the model's columns.",
             )
-        if details.get("Provider", "").lower() == "hudi" and table_type == "table":
+        fmt = registry.of_provider(details.get("Provider", ""))
+        if fmt is not None and table_type == "table":
             try:
-                self._lake_stats(wanted, details.get("Location", ""), stats, described)
+                location = details.get("Location", "")
+                described.history = fmt.catalog_stats(
+                    self._metadata, wanted.table, location, stats.add
+                )
             except DbtRuntimeError as exc:
                 # The columns are still worth showing; the reason goes in the stats.
                 reason = str(exc).strip().splitlines()[-1].strip()
                 stats.add("lake_stats_error", "Lake stats", f"unavailable: {reason}", "")
-        if details.get("Provider", "").lower() == "iceberg":
-            self._iceberg_stats(wanted.table, stats)
-            described.ancestry = iceberg_format.ancestry(self._metadata.ask, wanted.table)
-            if wanted.change_reader:
-                described.consumed = self._consumed(wanted.table, record=described.ancestry)
-        if details.get("Provider", "").lower() == "delta":
-            described.history = self._delta_stats(wanted.table, stats)
-            if wanted.change_reader:
-                described.consumed = self._consumed(wanted.table, record=described.history)
+            if wanted.change_reader and described.history is not None:
+                described.consumed = self._consumed(wanted.table, described.history)
         described.rows = catalog_rows(wanted, table_type, details, own, stats)
         return described
 
-    def _delta_stats(self, table: str, stats: Stats) -> History:
-        """A Delta table's stats: its versions (commits), its files and bytes
-        now, and its rows. Returns its history."""
-        history = self._ask("delta_history", table=table)
-        stats.add(
-            "commits",
-            "Versions",
-            len(history),
-            "Versions in the table's history (one a write; VACUUM removes files, not versions).",
-        )
-        if history:
-            latest = history[0]
-            stats.add(
-                "latest_commit",
-                "Latest version",
-                f"{latest['version']} ({latest['operation']}, committed {latest['timestamp']})",
-                "The table's current version, its operation and when it was committed.",
-            )
-        detail = self._ask("delta_detail", table=table)
-        if detail:
-            stats.add(
-                "files", "Data files", int(detail[0]["numFiles"]), "Files of the current version."
-            )
-            stats.add(
-                "bytes", "Size of data", int(detail[0]["sizeInBytes"]), "Bytes of those files."
-            )
-        count = self._ask("count_rows", relation=table)
-        stats.add("rows", "Rows", int(count[0][0]), "Rows a read of the current version returns.")
-        return History.from_rows(history)
-
-    def _iceberg_stats(self, table: str, stats: Stats) -> None:
-        """An Iceberg table's stats: its snapshots, and what its current
-        snapshot's summary counts."""
-        rows = self._ask("iceberg_snapshot_stats", table=table)
-        # The current snapshot: the newest, unless a rollback made an older one current.
-        current = self._metadata.table_properties(table).get("current-snapshot-id")
-        summary = next((r for r in rows if str(r["snapshot_id"]) == current), None)
-        stats.add("commits", "Snapshots", len(rows), "Snapshots not expired (one a write).")
-        if summary is None:
-            return
-        stats.add(
-            "latest_commit",
-            "Latest snapshot",
-            f"{summary['snapshot_id']} ({summary['operation']}, committed {summary['committed_at']})",
-            "The table's current snapshot, its operation and when it was committed.",
-        )
-        for stat_id, label, key, description in (
-            ("files", "Data files", "total-data-files", "Data files of the current snapshot."),
-            (
-                "delete_files",
-                "Delete files",
-                "total-delete-files",
-                "Delete files of the current snapshot: merge-on-read reads apply them until "
-                "a compaction rewrites their data files.",
-            ),
-            ("bytes", "Size of data", "total-files-size", "Bytes of the current snapshot's files."),
-            ("rows", "Rows", "total-records", "Records of the current snapshot's data files."),
-        ):
-            if summary[key] is not None:
-                stats.add(stat_id, label, int(summary[key]), description)
-
-    def _lake_stats(self, wanted: Wanted, location: str, stats: Stats, into: Described) -> None:
-        table = wanted.table
-        properties = self._metadata.hudi_properties(table)
-        add_table_properties(stats, properties)
-        commits = self._metadata.completed_commits(table, 100_000)
-        writes = [c for c in commits if str(c["action"]) in WRITE_ACTIONS]
-        into.completions = sorted(str(c["state_transition_time"]) for c in writes)
-        if commits:
-            latest = commits[0]  # newest instant first
-            stats.add(
-                "latest_commit",
-                "Latest commit",
-                f"{latest['commit_time']} ({latest['action']}, completed "
-                f"{instant_time(str(latest['state_transition_time']))})",
-                "The newest completed instant on the timeline, its action and when it "
-                "completed (the instant's digits are its start, in the Spark JVM's zone).",
-            )
-        stats.add(
-            "commits",
-            "Commits",
-            len(writes),
-            "Completed writes (commit, deltacommit, replacecommit; a merge-on-read compaction "
-            "completes as a commit) on the active timeline; archived instants are not counted.",
-        )
-        # (Hudi refuses to show compactions of a copy-on-write table: it has none.)
-        merge_on_read = properties.get("hoodie.table.type") == "MERGE_ON_READ"
-        compactions = self._ask("show_compaction", table=table) if merge_on_read else []
-        pending = [row for row in compactions if str(row["state"]).upper() != "COMPLETED"]
-        stats.add(
-            "pending_compactions",
-            "Pending compactions",
-            len(pending),
-            "Compactions planned or in flight; a merge-on-read snapshot read merges their "
-            "log files until they complete.",
-        )
-        file_groups = {
-            (str(row["partition"]), str(row["file_id"]))
-            for row in self._ask("show_fsview_latest", table=table)
-        }
-        stats.add(
-            "file_groups",
-            "File groups",
-            len(file_groups),
-            "File groups in the latest file-system view (one base file, plus log files on "
-            "merge-on-read, per group).",
-        )
-        if location:
-            detail = self._ask("show_fs_path_detail", path=location)
-            if detail:
-                stats.add(
-                    "bytes",
-                    "Size on disk",
-                    int(detail[0]["storage_size"]),
-                    "Bytes of every file under the table's folder: file versions the "
-                    "cleaner keeps, log files, the timeline and the metadata table.",
-                )
-        count = self._ask("count_rows", relation=table)
-        stats.add("rows", "Rows", int(count[0][0]), "Records a snapshot read returns.")
-        if wanted.change_reader:
-            into.consumed = self._consumed(table)
-
-    def _consumed(
-        self, table: str, record: Ancestry | History | None = None
-    ) -> dict[str, list[str]]:
+    def _consumed(self, table: str, history: CatalogHistory) -> dict[str, list[str]]:
         """upstream -> the positions this table's reads last consumed: from
-        its latest commit that recorded positions (an Iceberg or Delta
-        table's: the latest record of its ancestry or history, `record`), and
+        its latest write that recorded positions (its format's record), and
         a later run that read and wrote nothing (a table property)."""
-        recorded: dict[str, str] = record.latest_record() if record is not None else {}
-        for commit in [] if record is not None else self._metadata.completed_commits(table, 30):
-            recorded = self._metadata.commit_extra_metadata(table, str(commit["commit_time"]))
-            if any(key.startswith(change_range.POSITION_PREFIX) for key in recorded):
-                break
         consumed = {
             key[len(change_range.POSITION_PREFIX) :]: [value]
-            for key, value in recorded.items()
+            for key, value in history.latest_record().items()
             if key.startswith(change_range.POSITION_PREFIX)
         }
         for key, value in self._metadata.table_properties(table).items():
@@ -418,37 +258,6 @@ def add_consumer_stats(described: Mapping[str, Described]) -> None:
                 row.update(stat.items)
 
 
-def add_table_properties(stats: Stats, properties: Mapping[str, str]) -> None:
-    stats.add(
-        "table_type",
-        "Table type",
-        properties.get("hoodie.table.type", ""),
-        "COPY_ON_WRITE rewrites base files on write; MERGE_ON_READ appends log files "
-        "that compaction merges.",
-    )
-    stats.add(
-        "record_key",
-        "Record key",
-        properties.get("hoodie.table.recordkey.fields") or "none (append only)",
-        "The fields that identify a record (hoodie.table.recordkey.fields).",
-    )
-    ordering = properties.get("hoodie.table.ordering.fields") or properties.get(
-        "hoodie.table.precombine.field"
-    )
-    stats.add(
-        "ordering_field",
-        "Precombine / ordering field",
-        ordering or "none (the latest write wins)",
-        "Of two versions of a record, the one with the greater value is kept.",
-    )
-    stats.add(
-        "partition_columns",
-        "Partition columns",
-        properties.get("hoodie.table.partition.fields") or "none",
-        "The columns whose values name the table's partition folders.",
-    )
-
-
 def catalog_rows(
     wanted: Wanted,
     table_type: str,
@@ -492,12 +301,3 @@ def as_table(rows: list[dict[str, Any]]) -> agate.Table:
     ]
     tester = build_type_tester(text + ["column_name", "column_type", "table_name"])
     return agate.Table([[row.get(n) for n in names] for row in rows], names, column_types=tester)
-
-
-def instant_time(instant: str) -> str:
-    """yyyyMMddHHmmssSSS as a readable time (Hudi's instants are in the Spark JVM's zone)."""
-    if len(instant) < 14 or not instant[:14].isdigit():
-        return instant
-    d = instant
-    text = f"{d[0:4]}-{d[4:6]}-{d[6:8]} {d[8:10]}:{d[10:12]}:{d[12:14]}"
-    return text + (f".{d[14:17]}" if len(d) >= 17 else "")

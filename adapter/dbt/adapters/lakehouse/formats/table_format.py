@@ -22,7 +22,9 @@ What shared code asks of a format:
   consumed, what a build was built from);
 - its change reads: the range of a table a model reads in a run
   (change_history: a ChangeHistory plans it) and the relation that reads
-  a planned range (change_source, as_of).
+  a planned range (change_source, as_of);
+- dbt docs: a table's lake stats, and its history as a consumer's lag
+  (catalog_stats: a CatalogHistory).
 
 A method that reads a table's metadata gets `ask`: it runs the statement
 macro `lakehouse__<name>` with its arguments and returns the rows
@@ -45,6 +47,8 @@ from dbt.adapters.lakehouse.statements import Statements
 Ask = Callable[..., Sequence[Any]]
 # sql(statement, **arguments) -> the text of lakehouse__<statement>.
 Sql = Callable[..., str]
+# add(stat_id, label, value, description): one of a table's stats in dbt docs' catalog.
+AddStat = Callable[[str, str, Any, str], None]
 
 
 class Lake(Protocol):
@@ -84,6 +88,21 @@ class ChangeHistory:
         set up in the session first (`name`: unique to the read in the
         run), and whether reading it costs more than its files."""
         return read
+
+
+class CatalogHistory:
+    """A table's history as dbt docs' catalog shows it (what a format's
+    catalog_stats returns)."""
+
+    def lag(self, positions: list[str]) -> str:
+        """Where a consumer that recorded `positions` of this table (by its
+        writes, and by runs that wrote nothing) stands, and how far behind."""
+        raise NotImplementedError
+
+    def latest_record(self) -> dict[str, str]:
+        """What the table's latest write that recorded what it consumed
+        recorded (its keys and values); empty when none did."""
+        return {}
 
 
 class TableServices:
@@ -192,3 +211,12 @@ class TableFormat:
         """The table as of the end of a full read (the table itself where
         its current state is what a full read ends at)."""
         return read.upstream
+
+    # --- dbt docs ---------------------------------------------------------------------
+
+    def catalog_stats(
+        self, lake: Lake, table: str, location: str, add: AddStat
+    ) -> CatalogHistory | None:
+        """Add the table's lake stats (commits, files, size, rows, ...), and
+        return its history for its consumers' lag; None: none to show."""
+        return None

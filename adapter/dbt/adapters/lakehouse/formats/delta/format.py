@@ -13,11 +13,18 @@ from typing import Any, cast
 from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
-from dbt.adapters.lakehouse.formats.delta import change_ranges
+from dbt.adapters.lakehouse.formats.delta import catalog_stats, change_ranges
 from dbt.adapters.lakehouse.formats.delta.history import NO_DATA_COMMITS, History
 from dbt.adapters.lakehouse.formats.delta.services import DeltaServices
 from dbt.adapters.lakehouse.formats.delta.table_config import CHANGE_DATA_FEED, DeltaTableConfig
-from dbt.adapters.lakehouse.formats.table_format import Ask, Lake, Sql, TableFormat
+from dbt.adapters.lakehouse.formats.table_format import (
+    AddStat,
+    Ask,
+    CatalogHistory,
+    Lake,
+    Sql,
+    TableFormat,
+)
 from dbt.adapters.lakehouse.maven import MavenJar
 from dbt.adapters.lakehouse.relation_configs.strategies import MERGE_STRATEGIES
 from dbt.adapters.lakehouse.statements import Statements
@@ -141,6 +148,9 @@ class Delta(TableFormat):
 
     def as_of(self, read: ChangeRead, sql: Sql) -> str:
         return change_ranges.as_of(read, sql)
+
+    def catalog_stats(self, lake: Lake, table: str, location: str, add: AddStat) -> CatalogHistory:
+        return catalog_stats.catalog_stats(lake, table, add)
 
 
 DELTA = Delta()

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from dbt.adapters.lakehouse.formats.merge_commits import naive_time, parse_wap_id
+from dbt.adapters.lakehouse.formats.table_format import CatalogHistory
 
 # Operations after which a change read from an earlier version is no longer
 # a change read: the table was rebuilt (a new schema may make the change feed
@@ -65,7 +66,7 @@ class Version:
 
 
 @dataclass(frozen=True)
-class History:
+class History(CatalogHistory):
     """The versions Delta's log still holds, oldest first."""
 
     versions: tuple[Version, ...] = ()
@@ -113,6 +114,14 @@ class History:
     def later(*positions: str | None) -> str | None:
         """The latest of `positions` (versions order as numbers)."""
         return max((p for p in positions if p), key=int, default=None)
+
+    def lag(self, positions: list[str]) -> str:
+        """Where a consumer stands, in versions that changed data."""
+        version = self.later(*positions) or "-1"
+        behind = len(self.data_versions(self.after(version)))
+        return f"up to version {version}" + (
+            ", up to date" if behind == 0 else f", {behind} version(s) behind"
+        )
 
     def gap(self, consumed: str) -> str | None:
         """Why a change read after version `consumed` could miss changes, or None."""

@@ -8,9 +8,17 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
-from dbt.adapters.lakehouse.formats.hudi import change_reads, history
+from dbt.adapters.lakehouse.formats.hudi import catalog_stats, change_reads, history
 from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
-from dbt.adapters.lakehouse.formats.table_format import Ask, Lake, NotThisFormat, Sql, TableFormat
+from dbt.adapters.lakehouse.formats.table_format import (
+    AddStat,
+    Ask,
+    CatalogHistory,
+    Lake,
+    NotThisFormat,
+    Sql,
+    TableFormat,
+)
 from dbt.adapters.lakehouse.relation_configs import write_defaults
 
 T = TypeVar("T")
@@ -70,6 +78,10 @@ class Hudi(TableFormat):
 
     def change_source(self, read: ChangeRead, sql: Sql) -> str:
         return change_reads.change_source(read, sql)
+
+    def catalog_stats(self, lake: Lake, table: str, location: str, add: AddStat) -> CatalogHistory:
+        """What its hoodie.properties, timeline and files say."""
+        return catalog_stats.catalog_stats(lake.ask, table, location, add)
 
     def _of_hudi(self, table: str, read: Callable[[], T]) -> T:
         """`read` of a table's timeline; NotThisFormat for a table not Hudi's."""

@@ -16,12 +16,19 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
-from dbt.adapters.lakehouse.formats.iceberg import change_ranges
+from dbt.adapters.lakehouse.formats.iceberg import catalog_stats, change_ranges
 from dbt.adapters.lakehouse.formats.iceberg.change_ranges import CATALOG as CATALOG
 from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry
 from dbt.adapters.lakehouse.formats.iceberg.services import IcebergServices
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
-from dbt.adapters.lakehouse.formats.table_format import Ask, Lake, Sql, TableFormat
+from dbt.adapters.lakehouse.formats.table_format import (
+    AddStat,
+    Ask,
+    CatalogHistory,
+    Lake,
+    Sql,
+    TableFormat,
+)
 from dbt.adapters.lakehouse.maven import MavenJar
 from dbt.adapters.lakehouse.relation_configs.strategies import MERGE_STRATEGIES
 from dbt.adapters.lakehouse.statements import Statements
@@ -123,6 +130,9 @@ class Iceberg(TableFormat):
 
     def as_of(self, read: ChangeRead, sql: Sql) -> str:
         return change_ranges.as_of(read, sql)
+
+    def catalog_stats(self, lake: Lake, table: str, location: str, add: AddStat) -> CatalogHistory:
+        return catalog_stats.catalog_stats(lake, table, add)
 
 
 def ancestry(ask: Ask, table: str) -> Ancestry:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dbt.adapters.lakehouse.formats.merge_commits import parse_wap_id
+from dbt.adapters.lakehouse.formats.table_format import CatalogHistory
 
 # Iceberg's operation of a snapshot that rewrote files without changing rows.
 REWRITE = "replace"
@@ -38,7 +39,7 @@ class Snapshot:
 
 
 @dataclass(frozen=True)
-class Ancestry:
+class Ancestry(CatalogHistory):
     """The current snapshot's ancestors, oldest first."""
 
     snapshots: tuple[Snapshot, ...] = ()
@@ -113,3 +114,16 @@ class Ancestry:
         if position not in self.ids:
             return None
         return sum(1 for s in self.after(position) if s.operation != REWRITE)
+
+    def lag(self, positions: list[str]) -> str:
+        """Where a consumer stands, in snapshots that changed rows."""
+        position = self.later(*positions) or ""
+        behind = self.writes_after(position)
+        if behind is None:
+            return (
+                f"snapshot {position}, no longer an ancestor of the current one "
+                "(its next read is whole)"
+            )
+        return f"up to snapshot {position}" + (
+            ", up to date" if behind == 0 else f", {behind} snapshot(s) behind"
+        )
