@@ -31,7 +31,6 @@ from dbt.adapters.lakehouse.formats.hudi import history as hudi_history
 from dbt.adapters.lakehouse.formats.hudi import write_settings as session_settings
 from dbt.adapters.lakehouse.formats.hudi.history import is_not_hudi
 from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
-from dbt.adapters.lakehouse.formats.iceberg import format as iceberg_format
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
 from dbt.adapters.lakehouse.formats.table_format import TableFormat
 from dbt.adapters.lakehouse.lake.metadata import LakeMetadata
@@ -217,7 +216,8 @@ class LakehouseAdapter(SparkAdapter):
         """The catalog whose procedures (`<catalog>.system.*`) act on an Iceberg
         table: the one its dbt database names, else the one that keeps the
         session catalog's Iceberg tables (formats/registry.py)."""
-        return str(relation.database or iceberg_format.CATALOG)
+        own = table_formats.get(table_formats.OWN_CATALOG_FORMAT)
+        return str(relation.database or own.catalog)
 
     def get_relation(self, database: str, schema: str, identifier: str) -> BaseRelation | None:
         # dbt gives Spark nodes an empty database: the session catalog, None
@@ -232,7 +232,7 @@ class LakehouseAdapter(SparkAdapter):
         # server without Iceberg would first fail. Only an Iceberg model may
         # name a catalog of its own: catalogs.sql.)
         if database:
-            self._check_served("iceberg")
+            self._check_served(table_formats.OWN_CATALOG_FORMAT)
         try:
             return super().list_schemas(database)
         except DbtRuntimeError as exc:
@@ -245,7 +245,7 @@ class LakehouseAdapter(SparkAdapter):
         if not schema_relation.database:
             return super().list_relations_without_caching(schema_relation)
         served = self._server_formats()
-        if served is not None and "iceberg" not in served:
+        if served is not None and table_formats.OWN_CATALOG_FORMAT not in served:
             # dbt caches the schemas of every model, selected or not: on a
             # server without the format its catalog holds nothing, and a
             # model of that format fails by name when it runs (_check_served).
@@ -265,7 +265,7 @@ class LakehouseAdapter(SparkAdapter):
                 schema=schema_relation.schema,
                 identifier=row[1],
                 type=RelationType.Table,
-                is_iceberg=True,
+                **{f"is_{table_formats.OWN_CATALOG_FORMAT}": True},
             )
             for row in rows
         ]
@@ -531,9 +531,9 @@ class LakehouseAdapter(SparkAdapter):
         place = killed_creates.Place(
             relation=str(relation),
             model=identifier,
+            table=f"{schema}.{identifier}",
             location=self.scratch_location(relation),
             placeholder=f"{schema}.{self.scratch_identifier(identifier, 'leftover')}",
-            iceberg_table=f"{iceberg_format.CATALOG}.{schema}.{identifier}",
         )
         same_disk = self.config.credentials.method == LakehouseMethod.SESSION
         note = killed_creates.Recovery(self._lake, same_disk).clear(place, fmt, replaces)

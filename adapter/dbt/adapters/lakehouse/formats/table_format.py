@@ -24,7 +24,10 @@ What shared code asks of a format:
   (change_history: a ChangeHistory plans it) and the relation that reads
   a planned range (change_source, as_of);
 - dbt docs: a table's lake stats, and its history as a consumer's lag
-  (catalog_stats: a CatalogHistory).
+  (catalog_stats: a CatalogHistory);
+- a create killed midway: what of its files a table's folder holds
+  (leftover_in_folder), and how the place of a table is cleared before it
+  is created (clear_killed_create).
 
 A method that reads a table's metadata gets `ask`: it runs the statement
 macro `lakehouse__<name>` with its arguments and returns the rows
@@ -40,6 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
+from dbt.adapters.lakehouse.formats.leftovers import Clearing, Found, ListPaths
 from dbt.adapters.lakehouse.maven import MavenJar
 from dbt.adapters.lakehouse.statements import Statements
 
@@ -164,6 +168,9 @@ class TableFormat:
 
     # The Spark SQL extension that gives its DDL, MERGE and procedures.
     sql_extension: str | None = None
+    # The catalog that keeps its tables, when not the session catalog (a
+    # model's `database` may name another of its catalogs).
+    catalog: str | None = None
     # Whether its tables are held by the session catalog of the formats
     # (java/LakeSessionCatalog.java) in front of Hudi's.
     in_lake_session_catalog: bool = False
@@ -220,3 +227,20 @@ class TableFormat:
         """Add the table's lake stats (commits, files, size, rows, ...), and
         return its history for its consumers' lag; None: none to show."""
         return None
+
+    # --- a create killed midway (writes/killed_creates.py, leftovers.py) ---------------
+
+    def leftover_in_folder(
+        self, names: list[str], base: str, list_paths: ListPaths
+    ) -> Found | None:
+        """What the folder at `base` (its entries: `names`) holds of this
+        format's files, for a table about to be created there; None when
+        none of them are its."""
+        return None
+
+    def clear_killed_create(self, clearing: Clearing, replaces: bool) -> str | None:
+        """Clear the place a table of this format is about to be created of
+        what a killed create left (what was done, in words; None: nothing
+        there). By default its folder, whose committed data fails the run.
+        `replaces`: the create is a CREATE OR REPLACE."""
+        return clearing.clear_folder(None)

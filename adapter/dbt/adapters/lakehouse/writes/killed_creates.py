@@ -36,41 +36,33 @@ from __future__ import annotations
 import glob
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.formats.hudi import recovery
+from dbt.adapters.lakehouse.formats import registry
+from dbt.adapters.lakehouse.formats.hudi.recovery import local_path
+from dbt.adapters.lakehouse.formats.leftovers import (
+    COMMITTED,
+    LEFTOVER,
+    NOTHING,
+    Found,
+    ListPaths,
+    leftover_note,
+    taken_over_note,
+)
 
 if TYPE_CHECKING:
     from dbt.adapters.lakehouse.lake.metadata import LakeMetadata
 
-# What the folder was found to hold.
-NOTHING = "nothing"
-LEFTOVER = "leftover"
-COMMITTED = "committed"
+__all__ = ["COMMITTED", "LEFTOVER", "NOTHING", "Found", "Place", "Recovery", "look"]
 
-# A Hudi instant that completed: <requested>_<completed>.<action>.
-COMPLETED_INSTANT = ".hoodie/timeline/[0-9]*_*"
-# A version in Delta's log (checkpoints come with the versions they sum up).
-DELTA_VERSION = "_delta_log/[0-9]*.json"
 # Written by Spark's file commit protocol once a plain write has committed.
 SUCCESS_MARKER = "_SUCCESS"
 # Characters of a Hadoop glob pattern.
 GLOB_SPECIAL = re.compile(r"([\\\[\]{}*?])")
-
-# Lists the paths under a folder that a glob pattern (relative to it)
-# matches, hidden ones included; none for no match or no folder.
-ListPaths = Callable[[str, str], list[str]]
-
-
-@dataclass(frozen=True)
-class Found:
-    verdict: str  # NOTHING, LEFTOVER or COMMITTED
-    holds: str = ""  # what the folder holds, in words
-    fmt: str = ""  # the format whose files it holds, if any
 
 
 def literal_glob(path: str) -> str:
@@ -84,7 +76,7 @@ def local_lister(fallback: ListPaths) -> ListPaths:
     and asks `fallback` for any other store."""
 
     def list_paths(location: str, pattern: str) -> list[str]:
-        path = recovery.local_path(location)
+        path = local_path(location)
         if path is None:
             return fallback(location, pattern)
         return glob.glob(os.path.join(glob.escape(path), pattern), include_hidden=True)
@@ -94,72 +86,23 @@ def local_lister(fallback: ListPaths) -> ListPaths:
 
 def look(location: str, list_paths: ListPaths) -> Found:
     """What the folder at `location` holds, for a table the catalog does not
-    know that is about to be created there."""
+    know that is about to be created there: a format's files, as the format
+    tells them (TableFormat.leftover_in_folder), or others."""
     base = location.rstrip("/")
     names = sorted(path.rstrip("/").rsplit("/", 1)[-1] for path in list_paths(base, "*"))
     if not names:
         return Found(NOTHING)  # absent, or an empty folder (which Spark accepts)
-    if ".hoodie" in names:
-        completed = list_paths(base, COMPLETED_INSTANT)
-        if completed:
-            latest = max(path.rsplit("/", 1)[-1] for path in completed)
-            return Found(
-                COMMITTED,
-                f"a Hudi table with {len(completed)} completed instant(s) on its timeline, "
-                f"the latest {latest}",
-                "hudi",
-            )
-        return Found(LEFTOVER, "a Hudi table's folder with no completed instant", "hudi")
-    if "_delta_log" in names:
-        versions = list_paths(base, DELTA_VERSION)
-        # A CREATE TABLE commits version 0 with no data (a seed's, a
-        # snapshot's): that alone is no committed data.
-        data = [name for name in names if name != "_delta_log" and not name.startswith(".")]
-        if versions and data:
-            latest = max(path.rsplit("/", 1)[-1] for path in versions)
-            return Found(
-                COMMITTED,
-                f"a Delta table with {len(versions)} version(s) in its log, the latest {latest}",
-                "delta",
-            )
-        if versions:
-            return Found(LEFTOVER, "a Delta table's log with no data files", "delta")
-        return Found(LEFTOVER, "a Delta table's folder with no version in its log", "delta")
+    for name in registry.FORMATS:
+        found = registry.get(name).leftover_in_folder(names, base, list_paths)
+        if found is not None:
+            return found
     if SUCCESS_MARKER in names:
         return Found(COMMITTED, f"files of a completed write ({', '.join(names[:5])})")
     return Found(COMMITTED, f"files of no table format: {', '.join(names[:5])}")
 
 
-def where(location: str) -> str:
-    """A folder, or Iceberg's table (catalog.schema.table), in words."""
-    return f"its folder {location}" if "/" in location else f"Iceberg's table {location}"
-
-
-def leftover_note(relation: str, location: str, found: Found) -> str:
-    return (
-        f"{relation} is not in the catalog, and {where(location)} held {found.holds}: "
-        "what a run killed while it created the table leaves. Removed it; the table is "
-        "created anew."
-    )
-
-
-def taken_over_note(relation: str, location: str, found: Found) -> str:
-    return (
-        f"{relation} is not in the catalog, and {where(location)} holds {found.holds}. "
-        f"The model's CREATE OR REPLACE makes it the table's next version; the earlier "
-        "ones stay in its history."
-    )
-
-
 def committed_error(model: str, relation: str, location: str, found: Found) -> str:
     fmt = found.fmt or "<format>"
-    if "/" not in location:  # Iceberg's table, in Iceberg's catalog
-        return (
-            f"Model {model}: its table {relation} is not in the catalog, but Iceberg's "
-            f"catalog holds {location}, {found.holds}. dbt-lakehouse never removes committed "
-            f"data. Drop it (`drop table {location} purge`) or rename it in Iceberg's catalog "
-            f"(`alter table {location} rename to ...`), then run again."
-        )
     return (
         f"Model {model}: its table {relation} is not in the catalog, but the folder it "
         f"would be created in, {location}, holds {found.holds}. dbt-lakehouse never "
@@ -171,28 +114,15 @@ def committed_error(model: str, relation: str, location: str, found: Found) -> s
     )
 
 
-def is_no_table(message: str) -> bool:
-    """Spark's or Iceberg's answer for a table (or its schema) that does not exist."""
-    return any(
-        marker in message
-        for marker in (
-            "TABLE_OR_VIEW_NOT_FOUND",
-            "NoSuchTableException",
-            "SCHEMA_NOT_FOUND",
-            "NoSuchNamespaceException",
-        )
-    )
-
-
 @dataclass(frozen=True)
 class Place:
     """Where a model's table is about to be created."""
 
-    relation: str  # schema.table in the session catalog
+    relation: str  # the table, as messages name it
     model: str
+    table: str  # schema.table in the session catalog
     location: str  # the folder of a managed table of that name
     placeholder: str  # schema.table of no table, to remove a folder with (lake_metadata)
-    iceberg_table: str  # catalog.schema.table in Iceberg's catalog
 
 
 class Recovery:
@@ -209,59 +139,55 @@ class Recovery:
 
     def clear(self, place: Place, fmt: str, replaces: bool) -> str | None:
         """What was done, in words (None: nothing was there); raises on
-        committed data that the create would not take over."""
-        if fmt == "iceberg":
-            return self._clear_iceberg(place, replaces)
-        found = look(place.location, self._list)
-        return self._settle(place, place.location, found, replaces and found.fmt == fmt == "delta")
+        committed data that the create would not take over. `fmt`: the
+        format of the table created (its TableFormat.clear_killed_create)."""
+        table_format = registry.of_provider(fmt) or registry.default()
+        return table_format.clear_killed_create(_Clearing(self, place), replaces)
 
-    def _settle(self, place: Place, location: str, found: Found, takes_over: bool) -> str | None:
+    def list_paths(self, location: str, pattern: str) -> list[str]:
+        return self._list(location, pattern)
+
+    def remove_folder(self, place: Place, location: str) -> None:
+        self._lake.remove_folder(place.placeholder, location)
+
+    @property
+    def lake(self) -> LakeMetadata:
+        return self._lake
+
+
+class _Clearing:
+    """One place, as a format clears it (formats/leftovers.py's Clearing)."""
+
+    def __init__(self, recovery: Recovery, place: Place) -> None:
+        self._recovery = recovery
+        self._place = place
+        self.relation = place.relation
+        self.model = place.model
+        self.table = place.table
+
+    def list_paths(self, location: str, pattern: str) -> list[str]:
+        return self._recovery.list_paths(location, pattern)
+
+    def ask(self, statement: str, **arguments: Any) -> Sequence[Any]:
+        return self._recovery.lake.ask(statement, **arguments)
+
+    def session_setting(self, key: str) -> str | None:
+        return self._recovery.lake.session_setting(key)
+
+    def clear_folder(self, takes_over: str | None) -> str | None:
+        location = self._place.location
+        found = look(location, self._recovery.list_paths)
+        where = f"its folder {location}"
+        if found.verdict == COMMITTED:
+            if takes_over is not None and found.fmt == takes_over:
+                return taken_over_note(self.relation, where, found)
+            raise DbtRuntimeError(committed_error(self.model, self.relation, location, found))
+        return self.settle(where, location, found)
+
+    def settle(self, where: str, location: str, found: Found) -> str | None:
         if found.verdict == NOTHING:
             return None
-        if found.verdict == LEFTOVER:
-            self._lake.remove_folder(place.placeholder, location)
-            return leftover_note(place.relation, location, found)
-        if takes_over:
-            return taken_over_note(place.relation, location, found)
-        raise DbtRuntimeError(committed_error(place.model, place.relation, location, found))
-
-    def _clear_iceberg(self, place: Place, replaces: bool) -> str | None:
-        """Iceberg's table is kept by Iceberg's catalog, the session catalog's
-        entry is a pointer to it: a kill between the two leaves the table
-        without its pointer; a kill before its first commit, files only."""
-        folder = self._iceberg_folder(place.iceberg_table)
-        if folder is not None and not self._list(folder, "*"):
-            return None  # the usual case: Iceberg's catalog has nothing there
-        try:
-            snapshots = self._lake.ask("iceberg_snapshots", table=place.iceberg_table)
-        except DbtRuntimeError as exc:
-            if not is_no_table(str(exc)):
-                raise
-            if folder is None:
-                return None  # no such table in a catalog of another type
-            found = Found(LEFTOVER, "files of an Iceberg table never committed", "iceberg")
-            return self._settle(place, folder, found, replaces)
-        if snapshots:
-            found = Found(
-                COMMITTED,
-                f"an Iceberg table with {len(snapshots)} snapshot(s) (in Iceberg's catalog, "
-                "with no entry in the session catalog)",
-                "iceberg",
-            )
-            return self._settle(place, place.iceberg_table, found, replaces)
-        self._lake.ask("purge_iceberg_table", table=place.iceberg_table)
-        return leftover_note(
-            place.relation,
-            place.iceberg_table,
-            Found(LEFTOVER, "an Iceberg table with no snapshot"),
-        )
-
-    def _iceberg_folder(self, table: str) -> str | None:
-        """Where Iceberg's Hadoop catalog keeps a table (catalog.schema.table);
-        None for a catalog of another type."""
-        catalog, schema, identifier = table.split(".")
-        prefix = f"spark.sql.catalog.{catalog}"
-        if (self._lake.session_setting(f"{prefix}.type") or "").lower() != "hadoop":
-            return None
-        warehouse = self._lake.session_setting(f"{prefix}.warehouse")
-        return f"{warehouse.rstrip('/')}/{schema}/{identifier}" if warehouse else None
+        if found.verdict == COMMITTED:  # never removed, whoever asks
+            raise DbtRuntimeError(committed_error(self.model, self.relation, location, found))
+        self._recovery.remove_folder(self._place, location)
+        return leftover_note(self.relation, where, found)

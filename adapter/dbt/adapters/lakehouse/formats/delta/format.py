@@ -13,10 +13,11 @@ from typing import Any, cast
 from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
-from dbt.adapters.lakehouse.formats.delta import catalog_stats, change_ranges
+from dbt.adapters.lakehouse.formats.delta import catalog_stats, change_ranges, recovery
 from dbt.adapters.lakehouse.formats.delta.history import NO_DATA_COMMITS, History
 from dbt.adapters.lakehouse.formats.delta.services import DeltaServices
 from dbt.adapters.lakehouse.formats.delta.table_config import CHANGE_DATA_FEED, DeltaTableConfig
+from dbt.adapters.lakehouse.formats.leftovers import Clearing, Found, ListPaths
 from dbt.adapters.lakehouse.formats.table_format import (
     AddStat,
     Ask,
@@ -151,6 +152,16 @@ class Delta(TableFormat):
 
     def catalog_stats(self, lake: Lake, table: str, location: str, add: AddStat) -> CatalogHistory:
         return catalog_stats.catalog_stats(lake, table, add)
+
+    def leftover_in_folder(
+        self, names: list[str], base: str, list_paths: ListPaths
+    ) -> Found | None:
+        return recovery.folder_leftover(names, base, list_paths)
+
+    def clear_killed_create(self, clearing: Clearing, replaces: bool) -> str | None:
+        """A CREATE OR REPLACE takes a committed Delta folder over as the
+        table's next version, the earlier ones kept in its history."""
+        return clearing.clear_folder(self.name if replaces else None)
 
 
 DELTA = Delta()

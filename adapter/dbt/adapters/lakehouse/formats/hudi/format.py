@@ -8,8 +8,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
-from dbt.adapters.lakehouse.formats.hudi import catalog_stats, change_reads, history
+from dbt.adapters.lakehouse.formats.hudi import catalog_stats, change_reads, history, recovery
 from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
+from dbt.adapters.lakehouse.formats.leftovers import Found, ListPaths
 from dbt.adapters.lakehouse.formats.table_format import (
     AddStat,
     Ask,
@@ -82,6 +83,11 @@ class Hudi(TableFormat):
     def catalog_stats(self, lake: Lake, table: str, location: str, add: AddStat) -> CatalogHistory:
         """What its hoodie.properties, timeline and files say."""
         return catalog_stats.catalog_stats(lake.ask, table, location, add)
+
+    def leftover_in_folder(
+        self, names: list[str], base: str, list_paths: ListPaths
+    ) -> Found | None:
+        return recovery.folder_leftover(names, base, list_paths)
 
     def _of_hudi(self, table: str, read: Callable[[], T]) -> T:
         """`read` of a table's timeline; NotThisFormat for a table not Hudi's."""

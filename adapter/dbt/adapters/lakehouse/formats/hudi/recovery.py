@@ -14,8 +14,17 @@ from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.lakehouse.formats.leftovers import (
+    COMMITTED,
+    LEFTOVER,
+    Found,
+    ListPaths,
+    latest_name,
+)
 from dbt.adapters.lakehouse.formats.table_format import Ask
 
+# A Hudi instant that completed: <requested>_<completed>.<action>.
+COMPLETED_INSTANT = ".hoodie/timeline/[0-9]*_*"
 # Metadata-table services that rewrite file slices in place.
 COMPACTIONS = ("compaction", "logcompaction")
 
@@ -105,3 +114,20 @@ def recover_metadata_table(ask: Ask, table: str, location: str, same_disk: bool)
     if pending:
         ask("delete_metadata_table", table=table)
     return pending
+
+
+def folder_leftover(names: list[str], base: str, list_paths: ListPaths) -> Found | None:
+    """A Hudi table's folder: committed once an instant completed on its
+    timeline (its catalog entry exists before any commit, so that is never
+    what a killed create leaves)."""
+    if ".hoodie" not in names:
+        return None
+    completed = list_paths(base, COMPLETED_INSTANT)
+    if completed:
+        return Found(
+            COMMITTED,
+            f"a Hudi table with {len(completed)} completed instant(s) on its timeline, "
+            f"the latest {latest_name(completed)}",
+            "hudi",
+        )
+    return Found(LEFTOVER, "a Hudi table's folder with no completed instant", "hudi")

@@ -16,11 +16,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
-from dbt.adapters.lakehouse.formats.iceberg import catalog_stats, change_ranges
+from dbt.adapters.lakehouse.formats.iceberg import catalog_stats, change_ranges, recovery
 from dbt.adapters.lakehouse.formats.iceberg.change_ranges import CATALOG as CATALOG
 from dbt.adapters.lakehouse.formats.iceberg.history import Ancestry
 from dbt.adapters.lakehouse.formats.iceberg.services import IcebergServices
 from dbt.adapters.lakehouse.formats.iceberg.table_config import IcebergTableConfig
+from dbt.adapters.lakehouse.formats.leftovers import Clearing
 from dbt.adapters.lakehouse.formats.table_format import (
     AddStat,
     Ask,
@@ -84,6 +85,7 @@ class Iceberg(TableFormat):
     # One commit each.
     strategies = MERGE_STRATEGIES
     sql_extension = EXTENSION
+    catalog = CATALOG
     in_lake_session_catalog = True
     server_jars = (
         "Iceberg's Spark runtime (iceberg-spark-runtime-3.5_2.12) and the session "
@@ -133,6 +135,10 @@ class Iceberg(TableFormat):
 
     def catalog_stats(self, lake: Lake, table: str, location: str, add: AddStat) -> CatalogHistory:
         return catalog_stats.catalog_stats(lake, table, add)
+
+    def clear_killed_create(self, clearing: Clearing, replaces: bool) -> str | None:
+        """Iceberg's catalog's table, and its folder (recovery.py)."""
+        return recovery.clear_killed_create(clearing, replaces)
 
 
 def ancestry(ask: Ask, table: str) -> Ancestry:
