@@ -84,3 +84,13 @@ def is_no_table(message: str) -> bool:
 
 def latest_name(paths: list[str]) -> str:
     return max(path.rsplit("/", 1)[-1] for path in paths)
+
+
+def local_path(location: str) -> str | None:
+    """The local filesystem path of a table location, or None when the table
+    lives on another filesystem (hdfs:, s3a:, ...)."""
+    if location.startswith("file:"):
+        return "/" + location[len("file:") :].lstrip("/")
+    if location.startswith("/"):
+        return location
+    return None

@@ -43,7 +43,6 @@ from typing import TYPE_CHECKING, Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.formats import registry
-from dbt.adapters.lakehouse.formats.hudi.recovery import local_path
 from dbt.adapters.lakehouse.formats.leftovers import (
     COMMITTED,
     LEFTOVER,
@@ -51,6 +50,7 @@ from dbt.adapters.lakehouse.formats.leftovers import (
     Found,
     ListPaths,
     leftover_note,
+    local_path,
     taken_over_note,
 )
 

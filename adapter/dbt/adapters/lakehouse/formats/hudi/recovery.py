@@ -20,6 +20,7 @@ from dbt.adapters.lakehouse.formats.leftovers import (
     Found,
     ListPaths,
     latest_name,
+    local_path,
 )
 from dbt.adapters.lakehouse.formats.table_format import Ask
 
@@ -31,16 +32,6 @@ COMPACTIONS = ("compaction", "logcompaction")
 
 def metadata_table_path(location: str) -> str:
     return location.rstrip("/") + "/.hoodie/metadata"
-
-
-def local_path(location: str) -> str | None:
-    """The local filesystem path of a table location, or None when the table
-    lives on another filesystem (hdfs:, s3a:, ...)."""
-    if location.startswith("file:"):
-        return "/" + location[len("file:") :].lstrip("/")
-    if location.startswith("/"):
-        return location
-    return None
 
 
 def metadata_table_glob(location: str) -> str:
