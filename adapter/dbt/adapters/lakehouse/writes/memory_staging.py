@@ -1,7 +1,7 @@
 """Scratch batches held in the embedded session's memory instead of parquet
 tables on the lake.
 
-A write stages its model's result once (materializations/hudi_write.sql): the
+A write stages its model's result once (macros/formats/hudi/writes.sql): the
 emptiness probe, the write and the deletes must all see the same batch, and a
 write changes what a model reading its own table, or the upstream it
 consumes, would return. On the lake that is a parquet table: a drop, a CREATE

@@ -1,7 +1,8 @@
-{#- A Hudi, Iceberg or Delta model is written through the adapter's write
-    paths; a model of another format (parquet, orc, ...) keeps dbt-spark's
-    materialization and strategies (append, insert_overwrite), as a `table`
-    model of one does. -#}
+{#- A model of a table format the adapter holds (Hudi, Iceberg, Delta, or
+    one another package registers) is written by its format's write_model
+    (formats/dispatch.sql); a model of another format (parquet, orc, ...)
+    keeps dbt-spark's materialization and strategies (append,
+    insert_overwrite), as a `table` model of one does. -#}
 {% materialization incremental, adapter='lakehouse', supported_languages=['sql'] -%}
   {%- set fmt = lakehouse_file_format() -%}
   {%- if not should_full_refresh() -%}

@@ -1,20 +1,20 @@
-{#- The write path of an Iceberg or a Delta model (`file_format: iceberg` or
-    `delta`), shared by the `table` and `incremental` materializations. The
-    configs mean what they mean on Hudi (the adapter's
-    relation_configs/format_support.py); the SQL is plain Spark SQL that both
-    formats run: a keyed write is a MERGE whose batch keeps one row per key
-    (the largest precombine_key; on a tie a delete), and which updates or
-    deletes a stored row only when the incoming precombine_key is not smaller.
-    The batch is staged once (scratch_tables.sql), as for Hudi, so the
-    emptiness probe and the write read the same rows.
+{#- The write path of the formats written by SQL MERGE (Iceberg's, Delta's:
+    the default of lakehouse_format_macro, formats/dispatch.sql), shared by
+    the `table` and `incremental` materializations. The configs mean what
+    they mean on Hudi (the adapter's formats/config_support.py); the SQL is
+    plain Spark SQL that both formats run: a keyed write is a MERGE whose
+    batch keeps one row per key (the largest precombine_key; on a tie a
+    delete), and which updates or deletes a stored row only when the
+    incoming precombine_key is not smaller. The batch is staged once
+    (scratch_tables.sql), as for Hudi, so the emptiness probe and the write
+    read the same rows.
 
-    On Iceberg, what the model consumed with lake_changes is recorded in the
-    commit that writes its rows (formats/iceberg/change_ranges.py): a table
-    built whole keeps it in the table properties its CREATE OR REPLACE sets;
-    an incremental write is staged under a write-audit-publish id that holds
-    it (in the snapshot's summary) and then published; a run that writes
-    nothing sets it as table properties. On Delta, an incremental write
-    carries it in its commit's user metadata (formats/delta/history.py). -#}
+    What the model consumed with lake_changes is recorded with the write:
+    a table built whole keeps it in the table properties its CREATE OR
+    REPLACE sets; an incremental write records it in its commit as its format
+    keeps it (start_recorded_write and finish_recorded_write:
+    formats/iceberg/writes.sql, formats/delta/writes.sql); a run that writes
+    nothing sets it as table properties. -#}
 
 {#- The write of a format written by SQL MERGE (Iceberg's, Delta's): the
     default of lakehouse_format_macro(format, 'write_model'). -#}

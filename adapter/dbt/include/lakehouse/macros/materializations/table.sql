@@ -1,6 +1,6 @@
-{#- A Hudi `table` model is rebuilt through the same write path as incremental
-    models, an Iceberg or a Delta one through theirs (merge_write.sql); other
-    formats keep dbt-spark's materialization. With
+{#- A `table` model is rebuilt through its format's write path, the same as
+    its incremental models' (write_model: formats/dispatch.sql); formats the
+    adapter does not hold keep dbt-spark's materialization. With
     `skip_unchanged: true` it is rebuilt only when something it selects from
     has a new commit (see the adapter's writes/unchanged_builds.py). -#}
 {% materialization table, adapter='lakehouse', supported_languages=['sql', 'python'] -%}
