@@ -3,8 +3,9 @@
 Counts the lines of code (comments and docstrings left aside) that name
 Hudi, Iceberg or Delta in the adapter's Python and macros, outside the
 format's own package (adapter/dbt/adapters/lakehouse/formats/<format>/ and
-macros/formats/<format>/) and the registry of formats. Delta counts as the
-format, not as Hudi's delta commits or a change's delta.
+macros/formats/<format>/) and the registry of formats (formats/registry.py,
+and formats/__init__.py, which registers them). Delta counts as the format,
+not as Hudi's delta commits and logs, a change's delta or a timedelta.
 
     python tools/format_names.py            # a line per format, and per file
     python tools/format_names.py --lines    # every counted line
@@ -23,13 +24,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1] / "adapter" / "dbt"
 PACKAGE = ROOT / "adapters" / "lakehouse"
 MACROS = ROOT / "include" / "lakehouse" / "macros"
-REGISTRY = PACKAGE / "formats" / "registry.py"
+REGISTRY = {PACKAGE / "formats" / "registry.py", PACKAGE / "formats" / "__init__.py"}
 
 NAMES = {
     "hudi": re.compile(r"hudi|hoodie", re.IGNORECASE),
     "iceberg": re.compile(r"iceberg", re.IGNORECASE),
     # Delta the format: not Hudi's delta commits / log files, not a delta of values.
-    "delta": re.compile(r"delta(?!_?commit|[ _]?log[ _]?file|s? of|_seconds|_rows)", re.IGNORECASE),
+    "delta": re.compile(
+        r"(?<!time)delta(?![ ._]?commit|[ _]?log[ _]?file| logs?\b|s\b|s? of|[._]seconds|_rows)",
+        re.IGNORECASE,
+    ),
 }
 
 
@@ -79,7 +83,7 @@ def count() -> tuple[Counter[str], Counter[tuple[str, str]], list[str]]:
     files = [(p, python_code) for p in PACKAGE.rglob("*.py")]
     files += [(p, sql_code) for p in MACROS.rglob("*.sql")]
     for path, reader in sorted(files):
-        if path == REGISTRY:
+        if path in REGISTRY:
             continue
         owner = own_package(path)
         name = str(path.relative_to(ROOT))

@@ -146,8 +146,8 @@
     other, need neither. Key, precombine and partition columns never get here
     (a model must output them). -#}
 {% macro lakehouse__alter_relation_add_remove_columns(relation, add_columns, remove_columns) -%}
-  {%- if remove_columns and config.get('file_format') == 'delta' -%}
-    {%- do lakehouse_refuse_delta_column_drop(relation, remove_columns) -%}
+  {%- if remove_columns -%}
+    {%- do lakehouse_format_macro(lakehouse_file_format(), 'check_column_drop')(relation, remove_columns) -%}
   {%- endif -%}
   {%- if remove_columns -%}
     {%- do adapter.replace_write_settings({
@@ -171,21 +171,4 @@
       )
     {%- endcall -%}
   {%- endif -%}
-{%- endmacro %}
-
-
-{#- A Delta model's table records its change data feed (its readers' change
-    reads), and Delta drops a column only under column mapping, which then
-    blocks both the table's CREATE OR REPLACE (a full refresh) and change
-    reads across the drop: so the drop is refused, and a full refresh, which
-    rebuilds the table in the model's new columns, is the way. -#}
-{% macro lakehouse_refuse_delta_column_drop(relation, remove_columns) -%}
-  {{ exceptions.raise_compiler_error(
-      "Model " ~ model.name ~ " (file_format: delta, on_schema_change: "
-      ~ config.get('on_schema_change') ~ ") would drop the column(s) "
-      ~ (remove_columns | map(attribute='name') | join(', ')) ~ " from " ~ relation
-      ~ ". A Delta table drops a column only under column mapping, which blocks its "
-      ~ "rebuilds and its change data feed across the drop. Run the model with "
-      ~ "--full-refresh to rebuild it without them, or use on_schema_change: "
-      ~ "append_new_columns to keep them.") }}
 {%- endmacro %}

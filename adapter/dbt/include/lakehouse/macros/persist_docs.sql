@@ -3,7 +3,7 @@
     adapter's default format, so a Hudi model's columns got no comments: decide
     on the format the model is written in. -#}
 {% macro lakehouse__alter_column_comment(relation, column_dict) -%}
-  {%- if lakehouse_file_format() in ['hudi', 'delta', 'iceberg'] -%}
+  {%- if lakehouse_file_format() in adapter.table_formats() -%}
     {%- for column_name in column_dict -%}
       {%- set column = column_dict[column_name] -%}
       {%- set name = adapter.quote(column_name) if column['quote'] else column_name -%}

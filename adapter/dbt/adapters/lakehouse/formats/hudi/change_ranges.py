@@ -151,8 +151,8 @@ def _gap(upstream: str, mode: str, consumed: str, timeline: Timeline) -> str | N
         )
     if mode == "cdc":
         unreadable = [
-            f"{delta} (written while compaction {compaction} was pending)"
-            for delta, completed, compaction in timeline.on_pending_compactions
+            f"{delta_commit} (written while compaction {compaction} was pending)"
+            for delta_commit, completed, compaction in timeline.on_pending_compactions
             if completed > consumed
         ]
         if unreadable:

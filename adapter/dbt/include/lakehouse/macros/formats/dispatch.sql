@@ -6,9 +6,9 @@
     path: materializations/merge_write.sql). What a format may define:
     write_model, before_write, start_write, finish_write,
     start_recorded_write, finish_recorded_write, create_table,
-    check_snapshot_table, snapshot_write_sql, and the table services of
-    operations/table_services.sql (compact, compact_scheduled, clean,
-    rollback). -#}
+    check_snapshot_table, snapshot_write_sql, check_column_drop, and the
+    table services of operations/table_services.sql (compact,
+    compact_scheduled, clean, rollback). -#}
 
 {#- The macro lakehouse_<fmt>__<name>, else lakehouse_default__<name>: as
     dbt's adapter.dispatch finds a macro by adapter, by format here; a

@@ -48,6 +48,10 @@
 {% macro lakehouse_default__check_snapshot_table(relation, lake) -%}
 {%- endmacro %}
 
+{#- A column on_schema_change drops is dropped (lakehouse__alter_relation_add_remove_columns). -#}
+{% macro lakehouse_default__check_column_drop(relation, remove_columns) -%}
+{%- endmacro %}
+
 {#- An empty table of `columns` for a seed or a snapshot, as such a format creates one. -#}
 {% macro lakehouse_default__create_table(relation, columns, lake) -%}
   {{ return(lakehouse_create_merge_table(relation, columns, lake)) }}

@@ -23,3 +23,20 @@
     {%- endif %}
   {%- endcall -%}
 {%- endmacro %}
+
+
+{#- A Delta model's table records its change data feed (its readers' change
+    reads), and Delta drops a column only under column mapping, which then
+    blocks both the table's CREATE OR REPLACE (a full refresh) and change
+    reads across the drop: so the drop is refused, and a full refresh, which
+    rebuilds the table in the model's new columns, is the way. -#}
+{% macro lakehouse_delta__check_column_drop(relation, remove_columns) -%}
+  {{ exceptions.raise_compiler_error(
+      "Model " ~ model.name ~ " (file_format: delta, on_schema_change: "
+      ~ config.get('on_schema_change') ~ ") would drop the column(s) "
+      ~ (remove_columns | map(attribute='name') | join(', ')) ~ " from " ~ relation
+      ~ ". A Delta table drops a column only under column mapping, which blocks its "
+      ~ "rebuilds and its change data feed across the drop. Run the model with "
+      ~ "--full-refresh to rebuild it without them, or use on_schema_change: "
+      ~ "append_new_columns to keep them.") }}
+{%- endmacro %}
