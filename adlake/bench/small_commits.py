@@ -1,5 +1,5 @@
 """Benchmark: what one small Hudi commit costs, with Hudi's defaults and with
-the adapter's (relation_configs/write_defaults.py), one setting at a time.
+the adapter's (formats/hudi/settings/write_defaults.py), one setting at a time.
 
 For each table type and each variant it creates a keyed table, then upserts
 the same `--rows` keys `--writes` times in one warm Spark session, and prints
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from adlake import ROOT
 from dbt.adapters.lakehouse.formats.hudi import bundle as hudi_bundle
-from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
+from dbt.adapters.lakehouse.formats.hudi.settings.write_defaults import WRITE_DEFAULTS
 from dbt.adapters.lakehouse.session.embedded import hudi_session_conf
 from dbt.adapters.lakehouse.session.local_dir import JAVA_OPTIONS, scratch_conf
 

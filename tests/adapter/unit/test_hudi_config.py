@@ -5,10 +5,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from dbt.adapters.lakehouse.formats.hudi.settings.write_defaults import WRITE_DEFAULTS, for_target
 from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
 from dbt.adapters.lakehouse.relation_configs import strategies
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
-from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS, for_target
 
 
 def parse(**config):

@@ -3,11 +3,11 @@ typed configs own (no Spark: what the parsed config renders)."""
 
 import pytest
 
+from dbt.adapters.lakehouse.formats.hudi.settings.write_defaults import WRITE_DEFAULTS
 from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig, owned_keys
 from dbt.adapters.lakehouse.relation_configs.cleaning import POLICIES
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
 from dbt.adapters.lakehouse.relation_configs.strategies import STRATEGIES
-from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 
 MODEL = "events"
 

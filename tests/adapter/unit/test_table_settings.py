@@ -3,11 +3,11 @@ place, and the protocol every setting follows (no Spark)."""
 
 import pytest
 
+from dbt.adapters.lakehouse.formats.hudi.settings.file_sizing import FileSizingConfig
 from dbt.adapters.lakehouse.formats.hudi.table_config import COMPONENTS, HudiTableConfig
 from dbt.adapters.lakehouse.relation_configs.base import Changeset, LiveTable
 from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
-from dbt.adapters.lakehouse.relation_configs.file_sizing import FileSizingConfig
 
 MODEL = "dws_account_daily_spend"
 

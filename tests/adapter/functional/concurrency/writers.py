@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from dbt.adapters.lakehouse.formats.hudi import concurrency
-from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
+from dbt.adapters.lakehouse.formats.hudi.settings.write_defaults import WRITE_DEFAULTS
 from tests.dbt_harness import DbtProject, hudi_jar
 
 WRITER = Path(__file__).with_name("external_writer.py")

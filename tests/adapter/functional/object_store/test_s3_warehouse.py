@@ -35,8 +35,8 @@ import yaml
 from adlake.servers import lock_server
 from adlake.servers.catalog import free_port
 from dbt.adapters.lakehouse.formats.hudi import concurrency
+from dbt.adapters.lakehouse.formats.hudi.settings.write_defaults import WRITE_DEFAULTS
 from dbt.adapters.lakehouse.lake import catalog as lake_catalog
-from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 from dbt.adapters.lakehouse.storage import connector_jars
 from dbt.adapters.lakehouse.storage import locations as storage
 from tests.adapter.functional.concurrency.writers import (

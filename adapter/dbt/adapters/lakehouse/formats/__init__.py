@@ -1,9 +1,11 @@
 """The table formats: one package each (hudi/, iceberg/, delta/), each with
 a descriptor (format.py) of the one interface shared code asks
-(table_format.py), and the registry of formats (registry.py).
+(table_format.py), and the registry of formats (registry.py), which this
+package fills: the three, then any another package names by entry point.
 
 Shared by the formats: config_support.py (which config each takes),
 change_range.py (a change read's range, whatever the format),
+leftovers.py (what a killed create leaves, in the words every format uses),
 merge_table.py and merge_commits.py (what the formats written by SQL MERGE
 share: their configs, their commits' records and triggers).
 

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from dbt.adapters.lakehouse.formats.change_range import ChangeRead, ReadRequest
 from dbt.adapters.lakehouse.formats.hudi import catalog_stats, change_reads, history, recovery
+from dbt.adapters.lakehouse.formats.hudi.settings import write_defaults
 from dbt.adapters.lakehouse.formats.hudi.table_config import HudiTableConfig
 from dbt.adapters.lakehouse.formats.leftovers import Found, ListPaths
 from dbt.adapters.lakehouse.formats.table_format import (
@@ -20,7 +21,6 @@ from dbt.adapters.lakehouse.formats.table_format import (
     Sql,
     TableFormat,
 )
-from dbt.adapters.lakehouse.relation_configs import write_defaults
 
 T = TypeVar("T")
 

@@ -13,17 +13,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
+from dbt.adapters.lakehouse.formats.hudi.settings.file_sizing import FileSizingConfig
+from dbt.adapters.lakehouse.formats.hudi.settings.index import IndexConfig
+from dbt.adapters.lakehouse.formats.hudi.settings.spark_options import fold_options
+from dbt.adapters.lakehouse.formats.hudi.settings.write_defaults import WRITE_DEFAULTS
 from dbt.adapters.lakehouse.relation_configs import strategies
 from dbt.adapters.lakehouse.relation_configs.base import Changeset, LakeSetting, LiveTable
 from dbt.adapters.lakehouse.relation_configs.cleaning import CleaningConfig
 from dbt.adapters.lakehouse.relation_configs.compaction import CompactionConfig
 from dbt.adapters.lakehouse.relation_configs.errors import LakeConfigError
-from dbt.adapters.lakehouse.relation_configs.file_sizing import FileSizingConfig
-from dbt.adapters.lakehouse.relation_configs.index import IndexConfig
 from dbt.adapters.lakehouse.relation_configs.parsing import stringify
-from dbt.adapters.lakehouse.relation_configs.spark_options import fold_options
 from dbt.adapters.lakehouse.relation_configs.table_layout import KeyedTable, TableLayout
-from dbt.adapters.lakehouse.relation_configs.write_defaults import WRITE_DEFAULTS
 
 # An overwrite keeps one row per key, the precombine_key's largest, as an
 # upsert does; an append writes the batch as it is.

@@ -1,3 +1,4 @@
 """Apache Iceberg: its descriptor (format.py), the table config
 (table_config.py), a table's snapshots (history.py), its table services
-(services.py) and its change ranges (change_ranges.py)."""
+(services.py), its change reads (change_ranges.py), its lake stats in dbt
+docs (catalog_stats.py) and what a killed create leaves (recovery.py)."""
