@@ -203,6 +203,12 @@ class LakehouseAdapter(SparkAdapter):
         return list(table_formats.FORMATS)
 
     @available
+    def formats_with_own_catalog(self) -> list[str]:
+        """The formats whose tables a catalog of their own keeps (a model's
+        `database` may name another such catalog: catalogs.sql)."""
+        return [f for f in table_formats.FORMATS if table_formats.get(f).catalog]
+
+    @available
     def table_format_of(self, relation: BaseRelation) -> str | None:
         """The format of an existing table as its catalog entry says (its
         provider); None for a view or a table of no lake format."""

@@ -7,7 +7,7 @@
   {#- (A view or an ephemeral model is no table of the format, whatever
       file_format a folder or the project sets: the session catalog's.) -#}
   {%- set writes_table = node is not none and node.config.get('materialized') not in ('view', 'ephemeral') -%}
-  {%- if custom_database_name and writes_table and node.config.get('file_format') == 'iceberg' -%}
+  {%- if custom_database_name and writes_table and node.config.get('file_format') in adapter.formats_with_own_catalog() -%}
     {{ return(custom_database_name) }}
   {%- endif -%}
   {{ return(spark__generate_database_name(custom_database_name, node)) }}
