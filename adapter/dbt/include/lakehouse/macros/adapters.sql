@@ -11,26 +11,21 @@
   using {{ lakehouse_file_format() }}
 {%- endmacro %}
 
-{#- Hudi options come from the typed config, never from raw strings here. -#}
+{#- A format's CREATE options are its own (options_clause: Hudi's come from
+    its typed config, never from raw strings); other formats' from dbt-spark's
+    `options`, as literals. -#}
 {% macro lakehouse__options_clause() -%}
-  {%- if lakehouse_file_format() == 'hudi' -%}
-    {{ lakehouse_hudi_options_clause(adapter.hudi_config(model)) }}
-  {%- elif config.get('options') is not none %}
+  {{ return(lakehouse_format_macro(lakehouse_file_format(), 'options_clause')()) }}
+{%- endmacro %}
+
+{% macro lakehouse_default__options_clause() -%}
+  {%- if config.get('options') is not none %}
   options (
     {%- for key, value in config.get('options').items() %}
     {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
     {%- endfor %}
   )
   {%- endif -%}
-{%- endmacro %}
-
-{% macro lakehouse_hudi_options_clause(lake) -%}
-  {%- set options = lake.table_options() %}
-  options (
-    {%- for key, value in options.items() %}
-    {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
-    {%- endfor %}
-  )
 {%- endmacro %}
 
 {#- A Spark SQL string literal: backslashes and quotes escaped, so a config
@@ -110,31 +105,6 @@
     drop table if exists {{ relation }} purge
     {%- endif %}
   {%- endcall %}
-{%- endmacro %}
-
-{#- CREATE TABLE with an explicit schema and no data; the rows then go in through
-    the same write path as every incremental run, so dedup by record key and
-    precombine key hold on the first run too (CTAS would bulk insert duplicates). -#}
-{% macro lakehouse_create_hudi_table(relation, columns, lake) -%}
-  create table {{ relation }} (
-    {%- for column in columns %}
-    {{ lakehouse_backquoted(column.name) }} {{ column.data_type }}{{ "," if not loop.last }}
-    {%- endfor %}
-  )
-  using hudi
-  {{ lakehouse_hudi_options_clause(lake) }}
-  {%- if lake.partition_by %}
-  partitioned by ({% for col in lake.partition_by %}{{ lakehouse_backquoted(col) }}{{ ", " if not loop.last }}{% endfor %})
-  {%- endif %}
-  {{ location_clause() }}
-  {{ comment_clause() }}
-  {%- if lake.user_properties %}
-  tblproperties (
-    {%- for key, value in lake.user_properties.items() %}
-    {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
-    {%- endfor %}
-  )
-  {%- endif %}
 {%- endmacro %}
 
 {#- Hudi takes new columns in place, and drops one through its schema

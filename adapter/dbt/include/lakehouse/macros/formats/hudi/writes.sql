@@ -207,3 +207,44 @@
   select {{ cols }}
   from {{ batch }}
 {%- endmacro %}
+
+
+{#- Hudi's CREATE options come from the typed config, never from raw strings. -#}
+{% macro lakehouse_hudi__options_clause() -%}
+  {{ return(lakehouse_hudi_options_clause(adapter.hudi_config(model))) }}
+{%- endmacro %}
+
+{% macro lakehouse_hudi_options_clause(lake) -%}
+  {%- set options = lake.table_options() %}
+  options (
+    {%- for key, value in options.items() %}
+    {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
+    {%- endfor %}
+  )
+{%- endmacro %}
+
+
+{#- CREATE TABLE with an explicit schema and no data; the rows then go in through
+    the same write path as every incremental run, so dedup by record key and
+    precombine key hold on the first run too (CTAS would bulk insert duplicates). -#}
+{% macro lakehouse_create_hudi_table(relation, columns, lake) -%}
+  create table {{ relation }} (
+    {%- for column in columns %}
+    {{ lakehouse_backquoted(column.name) }} {{ column.data_type }}{{ "," if not loop.last }}
+    {%- endfor %}
+  )
+  using hudi
+  {{ lakehouse_hudi_options_clause(lake) }}
+  {%- if lake.partition_by %}
+  partitioned by ({% for col in lake.partition_by %}{{ lakehouse_backquoted(col) }}{{ ", " if not loop.last }}{% endfor %})
+  {%- endif %}
+  {{ location_clause() }}
+  {{ comment_clause() }}
+  {%- if lake.user_properties %}
+  tblproperties (
+    {%- for key, value in lake.user_properties.items() %}
+    {{ lakehouse_string_literal(key) }} = {{ lakehouse_string_literal(value) }}{{ "," if not loop.last }}
+    {%- endfor %}
+  )
+  {%- endif %}
+{%- endmacro %}
