@@ -3,9 +3,12 @@ asks, instead of comparing a format's name.
 
 A format is a TableFormat registered under its `file_format` name
 (registry.py). Hudi's, Iceberg's and Delta's are in their packages
-(formats/<name>/format.py); a format from elsewhere registers one of its own
-(registry.register). Whatever a format leaves as it is here, it does
-without: no jars, no SQL extension, no history to read positions from.
+(formats/<name>/format.py); a format from another package is named by an
+entry point of the group dbt_lakehouse.table_formats (formats/__init__.py
+registers it), its macros lakehouse_<name>__* beside it
+(macros/formats/dispatch.sql). Whatever a format leaves as it is here, it
+does without: no jars, no SQL extension, no history to read positions from,
+no change reads, no table services, no lake stats.
 
 What shared code asks of a format:
 - its configs: what each config of the shared vocabulary does on it, what
