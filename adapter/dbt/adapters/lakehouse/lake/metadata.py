@@ -134,11 +134,6 @@ class LakeMetadata:
         details = self.describe(table).details
         return details.get("Provider", "").lower(), details.get("Location", "")
 
-    def commit_extra_metadata(self, table: str, instant: str) -> dict[str, str]:
-        """Every key of one commit's extra metadata."""
-        rows = self.ask("show_commit_extra_metadata", table=table, instant=instant)
-        return {str(row["metadata_key"]): str(row["metadata_value"]) for row in rows}
-
     def commit_partitions(self, table: str, instant: str) -> list[str]:
         rows = self.ask("show_commit_partitions", table=table, instant=instant)
         return [str(row["partition_path"]) for row in rows]
@@ -148,12 +143,6 @@ class LakeMetadata:
     def table_properties(self, table: str) -> dict[str, str]:
         """The catalog's properties of the table (`show tblproperties`)."""
         return {str(row[0]): str(row[1]) for row in self.ask("show_table_properties", table=table)}
-
-    def hudi_properties(self, table: str) -> dict[str, str]:
-        """Hudi's own properties of the table (its hoodie.properties: type,
-        keys, partition fields), which the catalog's need not repeat."""
-        rows = self.ask("show_hudi_table_properties", table=table, limit=1000)
-        return {str(row[0]): str(row[1]) for row in rows}
 
     def describe(self, table: str) -> Description:
         return parse_describe(self.ask("describe_table", table=table))
@@ -181,10 +170,6 @@ class LakeMetadata:
         rows = self.ask("session_setting", key=key)
         value = str(rows[0][1]) if rows else ""
         return None if value in ("", "<undefined>") else value
-
-    def jvm_time_zone(self) -> str:
-        """The zone of the JVM that runs Spark: Hudi's instants are in it by default."""
-        return str(self.ask("jvm_time_zone")[0][0])
 
     # --- folders no catalog entry names (writes/killed_creates.py) ----------------------
 

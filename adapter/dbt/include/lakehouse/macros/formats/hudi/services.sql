@@ -14,8 +14,8 @@
     {{ exceptions.raise_compiler_error("Pass `model` (a model name) or `table` (schema.table).") }}
   {%- endif -%}
   {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == model -%}
-    {%- if node.config.get('file_format', 'hudi') != 'hudi' -%}
-      {{ exceptions.raise_compiler_error("Model '" ~ model ~ "' is a " ~ node.config.get('file_format')
+    {%- if lakehouse_node_format(node) != 'hudi' -%}
+      {{ exceptions.raise_compiler_error("Model '" ~ model ~ "' is a " ~ lakehouse_node_format(node)
           ~ " table: this operation is Hudi's; on Iceberg and Delta: lake_compact, lake_clean,"
           ~ " lake_rollback.") }}
     {%- endif -%}
